@@ -1,0 +1,4 @@
+import type { Benchmark } from '../harness.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: benchmarks have heterogeneous contexts
+export const BENCHMARKS: readonly Benchmark<any>[] = []
