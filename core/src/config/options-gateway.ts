@@ -1,0 +1,174 @@
+import { option } from './option.js'
+
+/** HTTP gateway options, with the keys and defaults of Fluss's REST gateway. */
+
+export const GATEWAY_AUTHENTICATION_MODES = ['trust', 'password', 'token', 'trusted-header'] as const
+export type GatewayAuthenticationMode = (typeof GATEWAY_AUTHENTICATION_MODES)[number]
+
+const gateway = (key: string) => option(key).inScope('gateway')
+
+export const GATEWAY_REST_LISTEN = gateway('gateway.rest.listen')
+  .string()
+  .matching(/^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):\d{1,5}$/, "'host:port'")
+  .default('127.0.0.1:8080')
+  .description("Address 'host:port' the gateway serves HTTP on when it runs as a server (local mode).")
+
+export const GATEWAY_REST_HEADER_READ_TIMEOUT = gateway('gateway.rest.header-read-timeout')
+  .duration()
+  .default('10s')
+  .range(1, '10min')
+  .description('Longest wait for the request headers of a connection.')
+
+export const GATEWAY_REST_WRITE_REQUEST_TIMEOUT = gateway('gateway.rest.write.request-timeout')
+  .duration()
+  .default('30s')
+  .range(1, '15min')
+  .description('Deadline of one HTTP request; a request past it fails with 504 timeout.')
+
+export const GATEWAY_REST_WRITE_MAX_REQUEST_BYTES = gateway('gateway.rest.write.max-request-bytes')
+  .memory()
+  .default('32mb')
+  .range(1, '1gb')
+  .description('Largest request body; larger bodies fail with 413 limit_exceeded.')
+
+export const GATEWAY_REST_WRITE_MAX_ROWS = gateway('gateway.rest.write.max-rows')
+  .int()
+  .default(10_000)
+  .range(1, 10_000_000)
+  .description('Most rows in one write request.')
+
+export const GATEWAY_REST_WRITE_MAX_CONCURRENT_REQUESTS = gateway(
+  'gateway.rest.write.max-concurrent-requests',
+)
+  .int()
+  .default(64)
+  .range(1, 100_000)
+  .description('Write requests served at once; more fail with 429 resource_exhausted.')
+
+export const GATEWAY_REST_WRITE_RATE_LIMIT_ENABLED = gateway('gateway.rest.write.rate-limit.enabled')
+  .boolean()
+  .default(false)
+  .description('Limit the rate of write requests and bytes.')
+
+export const GATEWAY_REST_WRITE_RATE_LIMIT_REQUESTS_PER_SECOND = gateway(
+  'gateway.rest.write.rate-limit.requests-per-second',
+)
+  .int()
+  .default(1000)
+  .range(1)
+  .description('Write requests per second allowed when the rate limit is on.')
+
+export const GATEWAY_REST_WRITE_RATE_LIMIT_BYTES_PER_SECOND = gateway(
+  'gateway.rest.write.rate-limit.bytes-per-second',
+)
+  .memory()
+  .default('64mb')
+  .range(1)
+  .description('Write body bytes per second allowed when the rate limit is on.')
+
+export const GATEWAY_REST_LOOKUP_MAX_KEYS = gateway('gateway.rest.lookup.max-keys')
+  .int()
+  .default(128)
+  .range(1, 100_000)
+  .description('Most keys in one lookup request.')
+
+export const GATEWAY_REST_LOOKUP_MAX_KEY_BYTES = gateway('gateway.rest.lookup.max-key-bytes')
+  .memory()
+  .default('1mb')
+  .range(1, '64mb')
+  .description('Largest encoded key in a lookup request.')
+
+export const GATEWAY_REST_LOOKUP_MAX_CONCURRENT_REQUESTS = gateway(
+  'gateway.rest.lookup.max-concurrent-requests',
+)
+  .int()
+  .default(64)
+  .range(1, 100_000)
+  .description('Lookup requests served at once; more fail with 429 resource_exhausted.')
+
+export const GATEWAY_REST_PREFIX_LOOKUP_MAX_PREFIXES = gateway('gateway.rest.prefix-lookup.max-prefixes')
+  .int()
+  .default(16)
+  .range(1, 10_000)
+  .description('Most prefixes in one prefix-lookup request.')
+
+export const GATEWAY_REST_PREFIX_LOOKUP_MAX_ROWS_PER_PREFIX = gateway(
+  'gateway.rest.prefix-lookup.max-rows-per-prefix',
+)
+  .int()
+  .default(1000)
+  .range(1, 1_000_000)
+  .description('Most rows returned for one prefix.')
+
+export const GATEWAY_REST_PREFIX_LOOKUP_MAX_CONCURRENT_REQUESTS = gateway(
+  'gateway.rest.prefix-lookup.max-concurrent-requests',
+)
+  .int()
+  .default(32)
+  .range(1, 100_000)
+  .description('Prefix-lookup requests served at once; more fail with 429 resource_exhausted.')
+
+export const GATEWAY_SHUTDOWN_DRAIN_TIMEOUT = gateway('gateway.shutdown.drain-timeout')
+  .duration()
+  .default('30s')
+  .range(0, '15min')
+  .description('Longest the gateway waits for requests in flight when it shuts down.')
+
+export const GATEWAY_METRICS_ENABLED = gateway('gateway.metrics.enabled')
+  .boolean()
+  .default(true)
+  .description('Record gateway request metrics.')
+
+export const GATEWAY_SECURITY_AUTHENTICATION = gateway('gateway.security.authentication')
+  .enum(GATEWAY_AUTHENTICATION_MODES)
+  .default('trust')
+  .description(
+    'How callers are authenticated: trust (nobody), password (basic auth against `gateway.security.users`), token (bearer tokens in `gateway.security.tokens`) or trusted-header (a proxy-set header names the user).',
+  )
+
+export const GATEWAY_SECURITY_USERS = gateway('gateway.security.users')
+  .string()
+  .noDefault()
+  .isSecret()
+  .description("Users for password mode, as 'user:secret' entries separated by commas.")
+
+export const GATEWAY_SECURITY_TOKENS = gateway('gateway.security.tokens')
+  .string()
+  .noDefault()
+  .isSecret()
+  .description("Bearer tokens for token mode, as 'token:user' entries separated by commas.")
+
+export const GATEWAY_SECURITY_TRUSTED_HEADER_NAME = gateway('gateway.security.trusted-header.name')
+  .string()
+  .default('x-forwarded-user')
+  .description('Header that carries the user name in trusted-header mode.')
+
+export const GATEWAY_CLUSTERS = gateway('gateway.clusters')
+  .list()
+  .default('default')
+  .description('Cluster ids the gateway serves; they appear in REST paths. Sluice serves one cluster.')
+
+export const GATEWAY_OPTIONS = [
+  GATEWAY_REST_LISTEN,
+  GATEWAY_REST_HEADER_READ_TIMEOUT,
+  GATEWAY_REST_WRITE_REQUEST_TIMEOUT,
+  GATEWAY_REST_WRITE_MAX_REQUEST_BYTES,
+  GATEWAY_REST_WRITE_MAX_ROWS,
+  GATEWAY_REST_WRITE_MAX_CONCURRENT_REQUESTS,
+  GATEWAY_REST_WRITE_RATE_LIMIT_ENABLED,
+  GATEWAY_REST_WRITE_RATE_LIMIT_REQUESTS_PER_SECOND,
+  GATEWAY_REST_WRITE_RATE_LIMIT_BYTES_PER_SECOND,
+  GATEWAY_REST_LOOKUP_MAX_KEYS,
+  GATEWAY_REST_LOOKUP_MAX_KEY_BYTES,
+  GATEWAY_REST_LOOKUP_MAX_CONCURRENT_REQUESTS,
+  GATEWAY_REST_PREFIX_LOOKUP_MAX_PREFIXES,
+  GATEWAY_REST_PREFIX_LOOKUP_MAX_ROWS_PER_PREFIX,
+  GATEWAY_REST_PREFIX_LOOKUP_MAX_CONCURRENT_REQUESTS,
+  GATEWAY_SHUTDOWN_DRAIN_TIMEOUT,
+  GATEWAY_METRICS_ENABLED,
+  GATEWAY_SECURITY_AUTHENTICATION,
+  GATEWAY_SECURITY_USERS,
+  GATEWAY_SECURITY_TOKENS,
+  GATEWAY_SECURITY_TRUSTED_HEADER_NAME,
+  GATEWAY_CLUSTERS,
+] as const

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { FlussError } from '../errors/index.js'
+import {
+  KV_SNAPSHOT_INTERVAL,
+  LOG_REPLICA_MAX_LAG_TIME,
+  LOG_SEGMENT_FILE_SIZE,
+  SLUICE_LOCAL_DATA_DIR,
+  TABLET_SERVER_ID,
+} from './options.js'
+import { loadServerConfig, parseFlussConf } from './server-config.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'sluice-config-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function writeConfig(name: string, text: string): string {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+function loadError(fn: () => unknown): string {
+  try {
+    fn()
+  } catch (e) {
+    expect(e).toBeInstanceOf(FlussError)
+    expect((e as FlussError).code).toBe(39)
+    return (e as FlussError).message
+  }
+  throw new Error('expected INVALID_CONFIG_EXCEPTION')
+}
+
+describe('loadServerConfig', () => {
+  it('applies FLUSS_CONF over the file over the defaults', () => {
+    const filePath = writeConfig('precedence.yaml', 'tablet-server.id: 1\nlog.replica.max-lag-time: 10s\n')
+    const env = {
+      FLUSS_CONF: JSON.stringify({ 'log.replica.max-lag-time': '20s', 'kv.snapshot.interval': 60000 }),
+    }
+    const { config, warnings } = loadServerConfig({ filePath, env })
+    expect(config.get(TABLET_SERVER_ID)).toBe(1)
+    expect(config.get(LOG_REPLICA_MAX_LAG_TIME)).toBe(20_000)
+    expect(config.get(KV_SNAPSHOT_INTERVAL)).toBe(60_000)
+    expect(config.get(LOG_SEGMENT_FILE_SIZE)).toBe(1024 ** 3)
+    expect(warnings).toEqual([])
+  })
+
+  it('works with neither file nor FLUSS_CONF', () => {
+    const { config } = loadServerConfig({ env: {} })
+    expect(config.keys()).toEqual([])
+    expect(config.get(LOG_REPLICA_MAX_LAG_TIME)).toBe(30_000)
+  })
+
+  it('maps SLUICE_DATA_DIR below FLUSS_CONF', () => {
+    expect(loadServerConfig({ env: { SLUICE_DATA_DIR: '/d' } }).config.get(SLUICE_LOCAL_DATA_DIR)).toBe('/d')
+    const env = { SLUICE_DATA_DIR: '/d', FLUSS_CONF: '{"sluice.local.data-dir":"/e"}' }
+    expect(loadServerConfig({ env }).config.get(SLUICE_LOCAL_DATA_DIR)).toBe('/e')
+  })
+
+  it('returns warnings for Fluss keys Sluice does not use and foreign keys', () => {
+    const filePath = writeConfig('warn.yaml', 'zookeeper.address: zk:2181\nmy.own.key: 1\n')
+    const { warnings } = loadServerConfig({ filePath, env: {} })
+    expect(warnings).toHaveLength(2)
+    expect(warnings[0]).toBe(
+      `${filePath}: 'zookeeper.address' is a Fluss option that Sluice does not use; ignored.`,
+    )
+  })
+
+  it('rejects a malformed file line, naming file and line', () => {
+    const filePath = writeConfig('bad-line.yaml', 'tablet-server.id: 1\noops\n')
+    expect(loadError(() => loadServerConfig({ filePath, env: {} }))).toBe(
+      `${filePath}:2: expected 'key: value'`,
+    )
+  })
+
+  it('rejects a bad value in the file, naming the file and key', () => {
+    const filePath = writeConfig('bad-value.yaml', 'log.segment.file-size: 3gb\n')
+    const message = loadError(() => loadServerConfig({ filePath, env: {} }))
+    expect(message).toContain(filePath)
+    expect(message).toContain("'log.segment.file-size'")
+    expect(message).toContain('at most 2 gb')
+  })
+
+  it('rejects a typo of a known key in the file', () => {
+    const filePath = writeConfig('typo.yaml', 'log.replica.max-lag-tme: 10s\n')
+    expect(loadError(() => loadServerConfig({ filePath, env: {} }))).toContain(
+      "Did you mean 'log.replica.max-lag-time'?",
+    )
+  })
+
+  it('rejects a missing file', () => {
+    const filePath = join(dir, 'absent.yaml')
+    expect(loadError(() => loadServerConfig({ filePath, env: {} }))).toContain(
+      `Cannot read configuration file '${filePath}'`,
+    )
+  })
+
+  it('rejects FLUSS_CONF that is not JSON', () => {
+    expect(loadError(() => loadServerConfig({ env: { FLUSS_CONF: '{bad' } }))).toMatch(
+      /^FLUSS_CONF is not valid JSON/,
+    )
+  })
+
+  it('rejects FLUSS_CONF that is not a JSON object', () => {
+    for (const text of ['[1,2]', '"x"', 'null', '3']) {
+      expect(loadError(() => parseFlussConf(text))).toBe(
+        'FLUSS_CONF must be a JSON object of option keys to values.',
+      )
+    }
+  })
+
+  it('rejects a bad value in FLUSS_CONF, naming FLUSS_CONF and the key', () => {
+    const env = { FLUSS_CONF: '{"log.replica.max-lag-time": true}' }
+    expect(loadError(() => loadServerConfig({ env }))).toMatch(
+      /^FLUSS_CONF: Invalid value 'true' for 'log.replica.max-lag-time'/,
+    )
+  })
+})
