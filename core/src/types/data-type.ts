@@ -204,3 +204,60 @@ export function typeEquals(a: DataType, b: DataType, ignoreNullability = false):
       return true
   }
 }
+
+/**
+ * Why a type's parameters are outside Fluss's bounds (lengths, precisions, scales, ROW field
+ * names), searching nested types too; undefined when the type is valid.
+ */
+export function dataTypeProblem(t: DataType): string | undefined {
+  const bad = (n: number, min: number, max: number) => !Number.isInteger(n) || n < min || n > max
+  switch (t.type) {
+    case 'CHAR':
+      return bad(t.length, 1, MAX_LENGTH)
+        ? `Character string length must be between 1 and ${MAX_LENGTH} (both inclusive).`
+        : undefined
+    case 'BINARY':
+      return bad(t.length, 1, MAX_LENGTH)
+        ? `Binary string length must be between 1 and ${MAX_LENGTH} (both inclusive).`
+        : undefined
+    case 'DECIMAL':
+      if (bad(t.precision, 1, MAX_DECIMAL_PRECISION))
+        return `Decimal precision must be between 1 and ${MAX_DECIMAL_PRECISION} (both inclusive).`
+      return bad(t.scale, 0, t.precision)
+        ? `Decimal scale must be between 0 and the precision ${t.precision} (both inclusive).`
+        : undefined
+    case 'TIME_WITHOUT_TIME_ZONE':
+      return bad(t.precision, 0, MAX_TIME_PRECISION)
+        ? `Time precision must be between 0 and ${MAX_TIME_PRECISION} (both inclusive).`
+        : undefined
+    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
+    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
+      return bad(t.precision, 0, MAX_TIMESTAMP_PRECISION)
+        ? `Timestamp precision must be between 0 and ${MAX_TIMESTAMP_PRECISION} (both inclusive).`
+        : undefined
+    case 'ARRAY':
+      return dataTypeProblem(t.elementType)
+    case 'MAP':
+      return dataTypeProblem(t.keyType) ?? dataTypeProblem(t.valueType)
+    case 'ROW':
+      return rowTypeProblem(t)
+    default:
+      return undefined
+  }
+}
+
+function rowTypeProblem(t: RowType): string | undefined {
+  const names = t.fields.map(f => f.name)
+  if (names.some(n => n.trim() === ''))
+    return 'Field names must contain at least one non-whitespace character.'
+  const seen = new Set<string>()
+  const repeated = new Set<string>()
+  for (const n of names) (seen.has(n) ? repeated : seen).add(n)
+  const duplicates = [...repeated]
+  if (duplicates.length > 0) return `Field names must be unique. Found duplicates: [${duplicates.join(', ')}]`
+  for (const f of t.fields) {
+    const problem = dataTypeProblem(f.type)
+    if (problem !== undefined) return problem
+  }
+  return undefined
+}

@@ -1,0 +1,3 @@
+export * from './bucket-assigner.js'
+export * from './bucketing-function.js'
+export * from './murmur.js'

@@ -1,0 +1,11 @@
+export {
+  checkValue,
+  createValueChecker,
+  invalidValue,
+  unscaledForColumn,
+  type ValueChecker,
+} from './check-value.js'
+export * from './compacted/index.js'
+export * from './key-encoder.js'
+export * from './value.js'
+export * from './value-codec.js'

@@ -1,0 +1,2 @@
+export * from './data-type.js'
+export * from './json.js'
