@@ -1,0 +1,6 @@
+export * from './change-type.js'
+export * from './crc32c.js'
+export * from './log-batch-builder.js'
+export * from './log-record-batch.js'
+export * from './log-record-batch-format.js'
+export * from './memory-log-records.js'
