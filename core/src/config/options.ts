@@ -3,6 +3,7 @@ import { CLIENT_OPTIONS } from './options-client.js'
 import { CLUSTER_OPTIONS } from './options-cluster.js'
 import { GATEWAY_OPTIONS } from './options-gateway.js'
 import { KV_OPTIONS } from './options-kv.js'
+import { RPC_OPTIONS } from './options-rpc.js'
 import { LOG_OPTIONS } from './options-log.js'
 import { SCANNER_OPTIONS } from './options-scanner.js'
 import { SERVER_OPTIONS } from './options-server.js'
@@ -13,6 +14,7 @@ export * from './options-client.js'
 export * from './options-cluster.js'
 export * from './options-gateway.js'
 export * from './options-kv.js'
+export * from './options-rpc.js'
 export * from './options-log.js'
 export * from './options-scanner.js'
 export * from './options-server.js'
@@ -30,6 +32,7 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   ...SCANNER_OPTIONS,
   ...GATEWAY_OPTIONS,
   ...SLUICE_OPTIONS,
+  ...RPC_OPTIONS,
 ]
 
 export const SCOPES: readonly OptionScope[] = ['table', 'cluster', 'server', 'client', 'gateway', 'local']

@@ -10,7 +10,7 @@ import {
   SLUICE_RPC_CLIENT_MAX_INFLIGHT_REQUESTS,
   SLUICE_RPC_CLIENT_MAX_QUEUED_REQUESTS,
   SLUICE_RPC_CLIENT_MAX_RESPONSE_SIZE,
-} from './rpc-options.js'
+} from '../config/index.js'
 
 export interface ServerConnectionOptions {
   readonly host: string

@@ -18,7 +18,7 @@ import {
   SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
   SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
   SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT,
-} from './rpc-options.js'
+} from '../config/index.js'
 import { type ChannelConfig, type RegisteredApi, ServerChannel } from './server-channel.js'
 
 export interface RpcServerOptions {

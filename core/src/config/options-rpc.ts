@@ -1,4 +1,4 @@
-import { type ConfigOption, option } from '../config/option.js'
+import { type ConfigOption, option } from './option.js'
 
 /**
  * RPC options that Fluss has no key for (Fluss bounds these through Netty's thread pools). The Fluss
@@ -7,7 +7,7 @@ import { type ConfigOption, option } from '../config/option.js'
  */
 
 export const SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS: ConfigOption<number> = option(
-  'sluice.rpc.server.max-inflight-requests-per-connection',
+  'sluice.rpc.server.max-inflight-requests',
 )
   .int()
   .default(500)
@@ -46,7 +46,7 @@ export const SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT: ConfigOption<number> = option(
   .description('On shutdown, how long in-flight requests may still finish before connections are dropped.')
 
 export const SLUICE_RPC_CLIENT_MAX_INFLIGHT_REQUESTS: ConfigOption<number> = option(
-  'sluice.rpc.client.max-inflight-requests-per-connection',
+  'sluice.rpc.client.max-inflight-requests',
 )
   .int()
   .default(100)
@@ -55,7 +55,7 @@ export const SLUICE_RPC_CLIENT_MAX_INFLIGHT_REQUESTS: ConfigOption<number> = opt
   .description('Requests a client keeps in flight on one connection; further requests wait in a queue.')
 
 export const SLUICE_RPC_CLIENT_MAX_QUEUED_REQUESTS: ConfigOption<number> = option(
-  'sluice.rpc.client.max-queued-requests-per-connection',
+  'sluice.rpc.client.max-queued-requests',
 )
   .int()
   .default(1000)
