@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 // Tests run on TypeScript sources: the `sluice-src` export condition maps every
 // workspace import (`@sluice/core/...`) to `src/` instead of the compiled `dist/`.
-const conditions = ['sluice-src', 'import', 'module', 'node', 'default']
+const conditions = ['sluice-src', 'node', 'import', 'default']
 
 export default defineConfig({
   resolve: { conditions },

@@ -1,0 +1,104 @@
+import { CfnOutput, RemovalPolicies, Stack, type StackProps } from 'aws-cdk-lib'
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
+import type * as s3 from 'aws-cdk-lib/aws-s3'
+import type { Construct } from 'constructs'
+import { baseFlussConf, FLUSS_CONF_ENV, functionFlussConf } from '../fluss-conf.js'
+import { GatewayApi } from '../functions/gateway-api.js'
+import { TieringFunction } from '../functions/tiering-function.js'
+import type { StageConfig } from '../stages.js'
+import type { LakeDatabase } from '../stateful/lake-database.js'
+import { LakeQuery } from './lake-query.js'
+import { SluiceNetwork } from './network.js'
+import { SluiceCluster } from './sluice-cluster.js'
+
+export interface ComputeStackProps extends StackProps {
+  readonly stage: StageConfig
+  /** Repository root: the Docker build context (root Dockerfile) and the Lambda bundling root. */
+  readonly repoRoot: string
+  readonly table: dynamodb.ITable
+  readonly bucket: s3.IBucket
+  readonly lakeDatabase: LakeDatabase
+}
+
+/**
+ * Everything that runs: the VPC, the Fluss cluster on ECS behind its bootstrap load balancer, the
+ * tiering and gateway functions, and Athena access. It holds no data of its own (tablet volumes are
+ * rebuilt from replicas and S3), so it can be replaced at will.
+ */
+export class ComputeStack extends Stack {
+  readonly network: SluiceNetwork
+  readonly cluster: SluiceCluster
+  readonly tiering: TieringFunction
+  readonly gateway: GatewayApi
+  readonly lakeQuery: LakeQuery
+
+  constructor(scope: Construct, id: string, props: ComputeStackProps) {
+    super(scope, id, props)
+    const { stage } = props
+    this.network = new SluiceNetwork(this, 'Network', {
+      natGateways: stage.natGateways,
+      clientCidrs: stage.clientCidrs,
+    })
+    const baseConf = baseFlussConf(stage, {
+      metadataTableName: props.table.tableName,
+      bucketName: props.bucket.bucketName,
+      region: this.region,
+    })
+    this.cluster = new SluiceCluster(this, 'Fluss', { ...props, network: this.network, baseConf })
+    const functionCommon = {
+      repoRoot: props.repoRoot,
+      cpuArchitecture: stage.cpuArchitecture,
+      environment: {
+        [FLUSS_CONF_ENV]: this.toJsonString(
+          functionFlussConf(baseConf, this.cluster.bootstrap.bootstrapServers),
+        ),
+      },
+      vpc: this.network.vpc,
+      subnets: this.network.privateSubnets,
+      securityGroup: this.network.functionSecurityGroup,
+      logRetention: stage.logRetention,
+      table: props.table,
+      bucket: props.bucket,
+      lakeDatabase: props.lakeDatabase,
+    }
+    this.tiering = new TieringFunction(this, 'Tiering', {
+      ...functionCommon,
+      config: stage.tiering,
+      scheduleRateMinutes: stage.tiering.scheduleRateMinutes,
+    })
+    this.gateway = new GatewayApi(this, 'Gateway', {
+      ...functionCommon,
+      config: stage.gateway,
+      auth: stage.gateway.auth,
+      throttleRatePerSecond: stage.gateway.throttleRatePerSecond,
+      throttleBurst: stage.gateway.throttleBurst,
+    })
+    this.lakeQuery = new LakeQuery(this, 'LakeQuery', {
+      workGroupName: `sluice-${stage.name}`,
+      bucket: props.bucket,
+      lakeDatabase: props.lakeDatabase,
+      resultsExpirationDays: stage.athenaResultsExpirationDays,
+      bytesScannedCutoffPerQuery: stage.athenaBytesScannedCutoffPerQuery,
+    })
+    this.addOutputs(props)
+    // Log groups outlive the stack only where the stage retains data.
+    if (!stage.retainData) RemovalPolicies.of(this).destroy({ applyToResourceTypes: ['AWS::Logs::LogGroup'] })
+  }
+
+  private addOutputs(props: ComputeStackProps): void {
+    new CfnOutput(this, 'BootstrapServers', {
+      value: this.cluster.bootstrap.bootstrapServers,
+      description: 'bootstrap.servers for Fluss clients inside the VPC',
+    })
+    new CfnOutput(this, 'GatewayUrl', { value: this.gateway.api.apiEndpoint })
+    new CfnOutput(this, 'GatewayInvokeArn', {
+      value: this.gateway.api.arnForExecuteApi(),
+      description: 'Resource of the execute-api:Invoke permission callers need (IAM authorization)',
+    })
+    new CfnOutput(this, 'AthenaWorkGroup', { value: this.lakeQuery.workGroup.ref })
+    new CfnOutput(this, 'LakeDatabaseName', { value: props.lakeDatabase.databaseName })
+    new CfnOutput(this, 'LakeReaderRoleArn', { value: this.lakeQuery.readerRole.roleArn })
+    new CfnOutput(this, 'MetadataTableName', { value: props.table.tableName })
+    new CfnOutput(this, 'DataBucketName', { value: props.bucket.bucketName })
+  }
+}
