@@ -1,0 +1,35 @@
+export {
+  ARROW_TYPE_IDS,
+  type ArrowTimeUnit,
+  type ArrowType,
+  type ColumnLayout,
+  columnLayout,
+  rowLayouts,
+  toFlussType,
+} from './arrow-type.js'
+export {
+  ArrowBatchReader,
+  type ArrowBatchReaderOptions,
+  DEFAULT_MAX_UNCOMPRESSED_BYTES,
+  type RecordBatchInfo,
+  readRecordBatchInfo,
+} from './batch-reader.js'
+export { ArrowBatchWriter, type ArrowBatchWriterOptions } from './batch-writer.js'
+export { BENCH_ROW_TYPE, benchEncode, benchRows, type EncodeBenchResult } from './bench-encode.js'
+export {
+  type ArrowCompressionInfo,
+  type ArrowCompressionType,
+  arrowCodecsInitialized,
+  DEFAULT_COMPRESSION,
+  DEFAULT_ZSTD_LEVEL,
+  initArrowCodecs,
+  NO_COMPRESSION,
+} from './compression.js'
+export {
+  ArrowProjection,
+  projectedRecordBatchSize,
+  projectRecordBatch,
+  projectRowType,
+} from './projection.js'
+export { type ArrowField, type SchemaMessageOptions, schemaMessage } from './schema.js'
+export { type ArrowStream, readArrowStream, writeArrowStream } from './stream.js'

@@ -1,0 +1,248 @@
+import type { DataType, RowType } from '../types/data-type.js'
+import {
+  ARROW_TYPE_IDS,
+  type ArrowTimeUnit,
+  type ArrowType,
+  columnLayout,
+  TIME_UNITS,
+  toFlussType,
+} from './arrow-type.js'
+import { corrupt, type FbReader } from './flatbuf-reader.js'
+import { type FbField, FbWriter, REF } from './flatbuf-writer.js'
+import { CONTINUATION, METADATA_V5, MessageHeaderType } from './message.js'
+
+/** A field of an Arrow schema, with the Fluss type it maps to (null when there is none). */
+export interface ArrowField {
+  readonly name: string
+  readonly nullable: boolean
+  readonly arrowType: ArrowType
+  readonly type: DataType | null
+  readonly metadata: Readonly<Record<string, string>>
+}
+
+export interface SchemaMessageOptions {
+  /** Custom metadata per field, by field position (e.g. `{ 'PARQUET:field_id': '3' }`). */
+  readonly fieldMetadata?: ReadonlyArray<Readonly<Record<string, string>> | undefined>
+  /** Custom metadata of the schema itself. */
+  readonly metadata?: Readonly<Record<string, string>>
+  /**
+   * Time zone to declare on TIMESTAMP_LTZ columns (e.g. 'UTC', so Parquet writers mark them
+   * adjusted to UTC). Fluss declares none, which reads back as TIMESTAMP. The values are the same.
+   */
+  readonly timestampLtzTimezone?: string
+}
+
+const FLOAT_PRECISIONS = ['HALF', 'SINGLE', 'DOUBLE'] as const
+
+/** An encapsulated Arrow IPC Schema message for a Fluss row type (Fluss `ArrowUtils.toArrowSchema`). */
+export function schemaMessage(rowType: RowType, options: SchemaMessageOptions = {}): Uint8Array {
+  const w = new FbWriter()
+  const root = w.rootSlot()
+  const messageRefs: number[] = []
+  const message = w.table(
+    [
+      { slot: 0, size: 2, value: METADATA_V5 },
+      { slot: 1, size: 1, value: MessageHeaderType.Schema },
+      { slot: 2, size: 4, value: REF },
+      { slot: 3, size: 8, value: 0 },
+    ],
+    messageRefs,
+  )
+  w.patch(root, message)
+  const schemaFields: FbField[] = [
+    { slot: 0, size: 2, value: 0 },
+    { slot: 1, size: 4, value: REF },
+  ]
+  if (options.metadata) schemaFields.push({ slot: 2, size: 4, value: REF })
+  const schemaRefs: number[] = []
+  w.patch(messageRefs[0], w.table(schemaFields, schemaRefs))
+  const fields = w.refVector(rowType.fields.length)
+  w.patch(schemaRefs[0], fields.vector)
+  rowType.fields.forEach((f, i) => {
+    let arrowType = columnLayout(f.type).arrowType
+    if (f.type.type === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE' && options.timestampLtzTimezone !== undefined) {
+      arrowType = { ...arrowType, timezone: options.timestampLtzTimezone } as ArrowType
+    }
+    w.patch(
+      fields.data + 4 * i,
+      writeField(w, f.name, f.type.nullable, arrowType, options.fieldMetadata?.[i]),
+    )
+  })
+  if (options.metadata) writeKeyValues(w, schemaRefs[1], options.metadata)
+  w.alignTo(8)
+  const fb = w.result()
+  const out = new Uint8Array(8 + fb.length)
+  const view = new DataView(out.buffer)
+  view.setUint32(0, CONTINUATION, true)
+  view.setInt32(4, fb.length, true)
+  out.set(fb, 8)
+  return out
+}
+
+function writeField(
+  w: FbWriter,
+  name: string,
+  nullable: boolean,
+  type: ArrowType,
+  metadata: Readonly<Record<string, string>> | undefined,
+): number {
+  const typeId = type.id === 'Unsupported' ? type.typeId : ARROW_TYPE_IDS[type.id]
+  const fields: FbField[] = [
+    { slot: 0, size: 4, value: REF },
+    { slot: 1, size: 1, value: nullable ? 1 : 0 },
+    { slot: 2, size: 1, value: typeId },
+    { slot: 3, size: 4, value: REF },
+    { slot: 5, size: 4, value: REF },
+  ]
+  if (metadata) fields.push({ slot: 6, size: 4, value: REF })
+  const refs: number[] = []
+  const table = w.table(fields, refs)
+  w.patch(refs[0], w.string(name))
+  w.patch(refs[1], writeType(w, type))
+  w.patch(refs[2], w.refVector(0).vector)
+  if (metadata) writeKeyValues(w, refs[3], metadata)
+  return table
+}
+
+function writeType(w: FbWriter, t: ArrowType): number {
+  switch (t.id) {
+    case 'Int':
+      return w.table([
+        { slot: 0, size: 4, value: t.bitWidth },
+        { slot: 1, size: 1, value: t.signed ? 1 : 0 },
+      ])
+    case 'FloatingPoint':
+      return w.table([{ slot: 0, size: 2, value: FLOAT_PRECISIONS.indexOf(t.precision) }])
+    case 'Decimal':
+      return w.table([
+        { slot: 0, size: 4, value: t.precision },
+        { slot: 1, size: 4, value: t.scale },
+        { slot: 2, size: 4, value: t.bitWidth },
+      ])
+    case 'Date':
+      return w.table([{ slot: 0, size: 2, value: t.unit === 'DAY' ? 0 : 1 }])
+    case 'Time':
+      return w.table([
+        { slot: 0, size: 2, value: TIME_UNITS.indexOf(t.unit) },
+        { slot: 1, size: 4, value: t.bitWidth },
+      ])
+    case 'Timestamp': {
+      const refs: number[] = []
+      const fields: FbField[] = [{ slot: 0, size: 2, value: TIME_UNITS.indexOf(t.unit) }]
+      if (t.timezone !== null) fields.push({ slot: 1, size: 4, value: REF })
+      const table = w.table(fields, refs)
+      if (t.timezone !== null) w.patch(refs[0], w.string(t.timezone))
+      return table
+    }
+    case 'FixedSizeBinary':
+      return w.table([{ slot: 0, size: 4, value: t.byteWidth }])
+    default:
+      return w.table([])
+  }
+}
+
+function writeKeyValues(w: FbWriter, ref: number, metadata: Readonly<Record<string, string>>): void {
+  const entries = Object.entries(metadata)
+  const vector = w.refVector(entries.length)
+  w.patch(ref, vector.vector)
+  entries.forEach(([key, value], i) => {
+    const refs: number[] = []
+    const table = w.table(
+      [
+        { slot: 0, size: 4, value: REF },
+        { slot: 1, size: 4, value: REF },
+      ],
+      refs,
+    )
+    w.patch(vector.data + 4 * i, table)
+    w.patch(refs[0], w.string(key))
+    w.patch(refs[1], w.string(value))
+  })
+}
+
+/** Decodes the fields and custom metadata of a Schema header table. */
+export function readSchema(
+  fb: FbReader,
+  schema: number,
+): { fields: ArrowField[]; metadata: Record<string, string> } {
+  if (fb.i16(schema, 0, 0) !== 0) throw corrupt('big-endian Arrow data is not supported')
+  const vector = fb.vector(schema, 1, 4, 'schema fields')
+  const fields: ArrowField[] = []
+  for (let i = 0; i < (vector?.count ?? 0); i++) {
+    const field = fb.tableAt((vector as { data: number }).data, i, 'field')
+    const nullable = fb.u8(field, 1, 0) !== 0
+    const dictionary = fb.field(field, 4, 4) >= 0
+    const children = fb.vector(field, 5, 4, 'field children')?.count ?? 0
+    let arrowType = readType(fb, field)
+    if (dictionary || children > 0) arrowType = { id: 'Unsupported', typeId: fb.u8(field, 2, 0) }
+    fields.push({
+      name: fb.string(field, 0, 'field name') ?? '',
+      nullable,
+      arrowType,
+      type: toFlussType(arrowType, nullable),
+      metadata: readKeyValues(fb, field, 6),
+    })
+  }
+  return { fields, metadata: readKeyValues(fb, schema, 2) }
+}
+
+function unitAt(fb: FbReader, table: number, fallback: number): ArrowTimeUnit {
+  const unit = TIME_UNITS[fb.i16(table, 0, fallback)]
+  if (unit === undefined) throw corrupt('unknown time unit')
+  return unit
+}
+
+function readType(fb: FbReader, field: number): ArrowType {
+  const typeId = fb.u8(field, 2, 0)
+  const t = fb.tableRef(field, 3, 'field type')
+  const unsupported: ArrowType = { id: 'Unsupported', typeId }
+  if (t < 0) return unsupported
+  switch (typeId) {
+    case ARROW_TYPE_IDS.Bool:
+      return { id: 'Bool' }
+    case ARROW_TYPE_IDS.Utf8:
+      return { id: 'Utf8' }
+    case ARROW_TYPE_IDS.Binary:
+      return { id: 'Binary' }
+    case ARROW_TYPE_IDS.Int: {
+      const bitWidth = fb.i32(t, 0, 0)
+      if (bitWidth !== 8 && bitWidth !== 16 && bitWidth !== 32 && bitWidth !== 64) return unsupported
+      return { id: 'Int', bitWidth, signed: fb.u8(t, 1, 0) !== 0 }
+    }
+    case ARROW_TYPE_IDS.FloatingPoint: {
+      const precision = FLOAT_PRECISIONS[fb.i16(t, 0, 0)]
+      return precision === undefined ? unsupported : { id: 'FloatingPoint', precision }
+    }
+    case ARROW_TYPE_IDS.Decimal:
+      return {
+        id: 'Decimal',
+        precision: fb.i32(t, 0, 0),
+        scale: fb.i32(t, 1, 0),
+        bitWidth: fb.i32(t, 2, 128),
+      }
+    case ARROW_TYPE_IDS.Date:
+      return { id: 'Date', unit: fb.i16(t, 0, 1) === 0 ? 'DAY' : 'MILLISECOND' }
+    case ARROW_TYPE_IDS.Time: {
+      const unit = unitAt(fb, t, 1)
+      const bitWidth = fb.i32(t, 1, 32)
+      const expected = unit === 'SECOND' || unit === 'MILLISECOND' ? 32 : 64
+      return bitWidth === expected ? { id: 'Time', unit, bitWidth } : unsupported
+    }
+    case ARROW_TYPE_IDS.Timestamp:
+      return { id: 'Timestamp', unit: unitAt(fb, t, 0), timezone: fb.string(t, 1, 'timezone') }
+    case ARROW_TYPE_IDS.FixedSizeBinary:
+      return { id: 'FixedSizeBinary', byteWidth: fb.i32(t, 0, 0) }
+    default:
+      return unsupported
+  }
+}
+
+function readKeyValues(fb: FbReader, table: number, slot: number): Record<string, string> {
+  const vector = fb.vector(table, slot, 4, 'custom metadata')
+  const entries: [string, string][] = []
+  for (let i = 0; i < (vector?.count ?? 0); i++) {
+    const kv = fb.tableAt((vector as { data: number }).data, i, 'key-value')
+    entries.push([fb.string(kv, 0, 'metadata key') ?? '', fb.string(kv, 1, 'metadata value') ?? ''])
+  }
+  return Object.fromEntries(entries)
+}
