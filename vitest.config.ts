@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config'
 
 // Tests run on TypeScript sources: the `sluice-src` export condition maps every
-// workspace import (`@sluice/core/...`) to `src/` instead of the compiled `dist/`.
-const conditions = ['sluice-src', 'node', 'import', 'default']
+// workspace import (`@sluice/core/...`) to `src/` instead of the compiled `dist/`. Vite adds
+// import/require/default itself; listing `import` here would make CommonJS packages (dynalite's
+// big.js) load their ES builds through Node's --conditions.
+const conditions = ['sluice-src', 'node']
 
 export default defineConfig({
   resolve: { conditions },

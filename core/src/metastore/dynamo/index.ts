@@ -1,0 +1,3 @@
+export * from './dynamo-metastore.js'
+export * from './dynamo-table.js'
+export * from './item-codec.js'

@@ -1,0 +1,175 @@
+import { FlussError } from '../errors/index.js'
+
+/**
+ * The one place that knows metadata item keys. Numeric parts are zero-padded so that sort-key
+ * order (UTF-8 bytes) equals numeric order: 20 digits for 64-bit ids (tables, partitions,
+ * snapshots), 10 digits for 32-bit ones (servers, buckets, schemas).
+ *
+ * | pk             | sk                                  | holds                                        |
+ * |----------------|-------------------------------------|----------------------------------------------|
+ * | CLUSTER        | COORDINATOR                         | active coordinator, coordinatorEpoch, lease  |
+ * | CLUSTER        | SERVER#<id>                         | tablet server lease: endpoints, rack, expiry |
+ * | CLUSTER        | COUNTER#<name>                      | id allocators (allocate-id.ts)               |
+ * | CATALOG        | DB#<db>                             | database descriptor                          |
+ * | DB#<db>        | TABLE#<name>                        | table descriptor (table id, schema id)       |
+ * | TABLE#<id>     | TABLE                               | table path by id                             |
+ * | TABLE#<id>     | SCHEMA#<n>                          | schema versions                              |
+ * | TABLE#<id>     | PARTITION#<name>                    | partitions                                   |
+ * | TABLE#<id>     | BUCKET#<partition>#<bucket>         | LeaderAndIsr, leaderEpoch, bucketEpoch, ...  |
+ * | TABLE#<id>     | KVSNAP#<partition>#<bucket>#<snap>  | KV snapshot pointers                         |
+ * | TABLE#<id>     | REMOTELOG#<partition>#<bucket>      | remote log manifest pointer                  |
+ * | TABLE#<id>     | LAKE                                | tiering progress                             |
+ *
+ * `<partition>` is the partition id, or `_` for a non-partitioned table. Server leases and
+ * databases share one partition each, so they can be listed with a query (no scans).
+ */
+export interface ItemKey {
+  readonly pk: string
+  readonly sk: string
+}
+
+/** A bucket of a table (Fluss's TableBucket); partitionId is null/undefined when not partitioned. */
+export interface BucketRef {
+  readonly tableId: number
+  readonly partitionId?: number | null
+  readonly bucket: number
+}
+
+export const ID_DIGITS = 20
+export const INT_DIGITS = 10
+const INT32_MAX = 2 ** 31 - 1
+const NO_PARTITION = '_'
+
+export const CLUSTER_PK = 'CLUSTER'
+export const CATALOG_PK = 'CATALOG'
+export const SERVER_SK_PREFIX = 'SERVER#'
+export const COUNTER_SK_PREFIX = 'COUNTER#'
+export const DATABASE_SK_PREFIX = 'DB#'
+export const TABLE_SK_PREFIX = 'TABLE#'
+export const SCHEMA_SK_PREFIX = 'SCHEMA#'
+export const PARTITION_SK_PREFIX = 'PARTITION#'
+export const BUCKET_SK_PREFIX = 'BUCKET#'
+export const KV_SNAPSHOT_SK_PREFIX = 'KVSNAP#'
+export const REMOTE_LOG_SK_PREFIX = 'REMOTELOG#'
+
+/** Counters allocated with allocateId. */
+export const COUNTERS = { tableId: 'table-id', partitionId: 'partition-id', writerId: 'writer-id' } as const
+export type CounterName = (typeof COUNTERS)[keyof typeof COUNTERS]
+
+function invalid(message: string): FlussError {
+  return new FlussError('INVALID_REQUEST', message)
+}
+
+/** Zero-pads a non-negative integer to a fixed width. */
+export function padNumber(n: number, digits: number, what: string): string {
+  const max = digits >= 16 ? Number.MAX_SAFE_INTEGER : Math.min(INT32_MAX, 10 ** digits - 1)
+  if (!Number.isSafeInteger(n) || n < 0 || n > max)
+    throw invalid(`${what} must be an integer in [0, ${max}], got ${n}`)
+  return String(n).padStart(digits, '0')
+}
+
+export function parsePadded(text: string, what: string): number {
+  if (!/^\d+$/.test(text)) throw invalid(`${what} '${text}' is not a padded number`)
+  const n = Number(text)
+  if (!Number.isSafeInteger(n)) throw invalid(`${what} '${text}' is out of range`)
+  return n
+}
+
+function name(n: string, what: string): string {
+  if (typeof n !== 'string' || n.length === 0 || n.includes('#')) {
+    throw invalid(`${what} must be a non-empty string without '#', got ${JSON.stringify(n)}`)
+  }
+  return n
+}
+
+const tablePk = (tableId: number) => `TABLE#${padNumber(tableId, ID_DIGITS, 'table id')}`
+const partitionPart = (p: number | null | undefined) =>
+  p == null ? NO_PARTITION : padNumber(p, ID_DIGITS, 'partition id')
+const bucketPart = (b: BucketRef) =>
+  `${partitionPart(b.partitionId)}#${padNumber(b.bucket, INT_DIGITS, 'bucket')}`
+
+export const coordinatorKey = (): ItemKey => ({ pk: CLUSTER_PK, sk: 'COORDINATOR' })
+export const serverKey = (serverId: number): ItemKey => ({
+  pk: CLUSTER_PK,
+  sk: `${SERVER_SK_PREFIX}${padNumber(serverId, INT_DIGITS, 'server id')}`,
+})
+export const counterKey = (counter: CounterName): ItemKey => ({
+  pk: CLUSTER_PK,
+  sk: `${COUNTER_SK_PREFIX}${name(counter, 'counter')}`,
+})
+export const databaseKey = (db: string): ItemKey => ({
+  pk: CATALOG_PK,
+  sk: `${DATABASE_SK_PREFIX}${name(db, 'database name')}`,
+})
+export const tablePathKey = (db: string, table: string): ItemKey => ({
+  pk: `DB#${name(db, 'database name')}`,
+  sk: `${TABLE_SK_PREFIX}${name(table, 'table name')}`,
+})
+/** The partition holding every table of a database (query it with TABLE_SK_PREFIX). */
+export const databaseTablesPk = (db: string): string => `DB#${name(db, 'database name')}`
+export const tableIdKey = (tableId: number): ItemKey => ({ pk: tablePk(tableId), sk: 'TABLE' })
+export const tableItemsPk = (tableId: number): string => tablePk(tableId)
+export const schemaKey = (tableId: number, schemaId: number): ItemKey => ({
+  pk: tablePk(tableId),
+  sk: `${SCHEMA_SK_PREFIX}${padNumber(schemaId, INT_DIGITS, 'schema id')}`,
+})
+export const partitionKey = (tableId: number, partitionName: string): ItemKey => ({
+  pk: tablePk(tableId),
+  sk: `${PARTITION_SK_PREFIX}${name(partitionName, 'partition name')}`,
+})
+export const bucketKey = (b: BucketRef): ItemKey => ({
+  pk: tablePk(b.tableId),
+  sk: `${BUCKET_SK_PREFIX}${bucketPart(b)}`,
+})
+/** Sort-key prefix of the buckets of one partition (or of a non-partitioned table). */
+export const bucketSkPrefix = (partitionId?: number | null): string =>
+  `${BUCKET_SK_PREFIX}${partitionPart(partitionId)}#`
+export const kvSnapshotKey = (b: BucketRef, snapshotId: number): ItemKey => ({
+  pk: tablePk(b.tableId),
+  sk: `${KV_SNAPSHOT_SK_PREFIX}${bucketPart(b)}#${padNumber(snapshotId, ID_DIGITS, 'snapshot id')}`,
+})
+/** Sort-key prefix of one bucket's KV snapshots; query it with `reverse` for the newest. */
+export const kvSnapshotSkPrefix = (b: BucketRef): string => `${KV_SNAPSHOT_SK_PREFIX}${bucketPart(b)}#`
+export const remoteLogKey = (b: BucketRef): ItemKey => ({
+  pk: tablePk(b.tableId),
+  sk: `${REMOTE_LOG_SK_PREFIX}${bucketPart(b)}`,
+})
+export const lakeKey = (tableId: number): ItemKey => ({ pk: tablePk(tableId), sk: 'LAKE' })
+
+function after(key: string, prefix: string, what: string): string {
+  if (!key.startsWith(prefix) || key.length === prefix.length)
+    throw invalid(`${what} key '${key}' does not start with '${prefix}'`)
+  return key.slice(prefix.length)
+}
+
+function parseBucketPart(parts: string[], key: string): { partitionId: number | null; bucket: number } {
+  if (parts.length < 2) throw invalid(`bucket key '${key}' lacks partition and bucket`)
+  const partitionId = parts[0] === NO_PARTITION ? null : parsePadded(parts[0], 'partition id')
+  return { partitionId, bucket: parsePadded(parts[1], 'bucket') }
+}
+
+export const parseServerId = (sk: string): number =>
+  parsePadded(after(sk, SERVER_SK_PREFIX, 'server'), 'server id')
+export const parseDatabaseName = (sk: string): string => after(sk, DATABASE_SK_PREFIX, 'database')
+export const parseTableName = (sk: string): string => after(sk, TABLE_SK_PREFIX, 'table')
+export const parseTableId = (pk: string): number => parsePadded(after(pk, 'TABLE#', 'table'), 'table id')
+export const parseSchemaId = (sk: string): number =>
+  parsePadded(after(sk, SCHEMA_SK_PREFIX, 'schema'), 'schema id')
+export const parsePartitionName = (sk: string): string => after(sk, PARTITION_SK_PREFIX, 'partition')
+
+export function parseBucketSk(sk: string): { partitionId: number | null; bucket: number } {
+  const parts = after(sk, BUCKET_SK_PREFIX, 'bucket').split('#')
+  if (parts.length !== 2) throw invalid(`bucket key '${sk}' is not BUCKET#<partition>#<bucket>`)
+  return parseBucketPart(parts, sk)
+}
+
+export function parseKvSnapshotSk(sk: string): {
+  partitionId: number | null
+  bucket: number
+  snapshotId: number
+} {
+  const parts = after(sk, KV_SNAPSHOT_SK_PREFIX, 'kv snapshot').split('#')
+  if (parts.length !== 3)
+    throw invalid(`kv snapshot key '${sk}' is not KVSNAP#<partition>#<bucket>#<snapshot>`)
+  return { ...parseBucketPart(parts, sk), snapshotId: parsePadded(parts[2], 'snapshot id') }
+}
