@@ -1,0 +1,2 @@
+export * from './local-cluster.js'
+export * from './server-process.js'

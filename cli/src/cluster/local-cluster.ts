@@ -1,0 +1,163 @@
+import { mkdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
+import { ServerProcess } from './server-process.js'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
+const COORDINATOR_MAIN = join(ROOT, 'services', 'coordinator', 'dist', 'main.js')
+const TABLET_MAIN = join(ROOT, 'services', 'tablet', 'dist', 'main.js')
+const COORDINATOR_READY = /coordinator (?:\S+) listening on ([\w.:-]+):(\d+)/
+const TABLET_READY = /tablet-server (?:\S+) listening on ([\w.:-]+):(\d+)/
+
+export interface LocalClusterOptions {
+  /** Absolute directory holding everything: local AWS data, server data dirs, logs. */
+  readonly dataDir: string
+  readonly tabletServers?: number
+  readonly coordinators?: number
+  /** Port of the first coordinator (9123 for `npm start`; 0 = any free port, for tests). */
+  readonly coordinatorPort?: number
+  readonly s3?: LocalS3Mode
+  /** Fluss/Sluice options for every server (FLUSS_CONF). */
+  readonly serverConfig?: Readonly<Record<string, string>>
+  /** Extra options per tablet server id. */
+  readonly tabletConfig?: (id: number) => Readonly<Record<string, string>>
+  readonly echo?: boolean
+  readonly readyTimeoutMs?: number
+}
+
+/**
+ * A whole Sluice cluster on this machine: in-process local AWS endpoints, then coordinators and
+ * tablet servers as child processes running the compiled services (`npm run build` first). Used by
+ * `npm start` and by the integration and fault tests, which kill, pause and restart servers.
+ */
+export class LocalCluster {
+  readonly coordinators: ServerProcess[] = []
+  readonly tablets = new Map<number, ServerProcess>()
+
+  private constructor(
+    readonly options: LocalClusterOptions,
+    readonly aws: LocalAws,
+  ) {}
+
+  static async start(options: LocalClusterOptions): Promise<LocalCluster> {
+    const dataDir = resolve(options.dataDir)
+    mkdirSync(dataDir, { recursive: true })
+    const aws = await startLocalAws({ dataDir: join(dataDir, 'aws'), s3: options.s3 ?? 'fs' })
+    const cluster = new LocalCluster({ ...options, dataDir }, aws)
+    try {
+      const n = options.coordinators ?? 1
+      for (let i = 0; i < n; i++) await cluster.startCoordinator(i)
+      const tablets = options.tabletServers ?? 3
+      await Promise.all(Array.from({ length: tablets }, (_, i) => cluster.startTabletServer(i + 1)))
+      return cluster
+    } catch (e) {
+      await cluster.stop()
+      throw e
+    }
+  }
+
+  /** `host:port` of every coordinator (the first is where `npm start` listens). */
+  get bootstrapServers(): string {
+    return this.coordinators
+      .filter(c => c.running)
+      .map(c => `${c.host}:${c.port}`)
+      .join(',')
+  }
+
+  get dataDir(): string {
+    return this.options.dataDir
+  }
+
+  tablet(id: number): ServerProcess {
+    const t = this.tablets.get(id)
+    if (!t) throw new Error(`no tablet server ${id} in this cluster`)
+    return t
+  }
+
+  private baseConfig(): Record<string, string> {
+    return {
+      ...this.aws.config,
+      'remote.data.dir': join(this.options.dataDir, 'remote'),
+      ...this.options.serverConfig,
+    }
+  }
+
+  private env(conf: Record<string, string>): Record<string, string | undefined> {
+    return { ...process.env, ...this.aws.env, FLUSS_CONF: JSON.stringify(conf) }
+  }
+
+  async startCoordinator(index: number): Promise<ServerProcess> {
+    const first = this.options.coordinatorPort ?? 0
+    const port = first === 0 ? 0 : first + index * 1000
+    const conf = {
+      ...this.baseConfig(),
+      'bind.listeners': `FLUSS://127.0.0.1:${port}`,
+    }
+    const proc = new ServerProcess({
+      name: `coordinator-${index}`,
+      script: COORDINATOR_MAIN,
+      env: this.env(conf),
+      ready: COORDINATOR_READY,
+      readyTimeoutMs: this.options.readyTimeoutMs ?? 60_000,
+      logFile: join(this.options.dataDir, 'logs', `coordinator-${index}.log`),
+      echo: this.options.echo,
+    })
+    await proc.start()
+    this.coordinators[index] = proc
+    return proc
+  }
+
+  async startTabletServer(id: number): Promise<ServerProcess> {
+    const existing = this.tablets.get(id)
+    if (existing?.running) throw new Error(`tablet server ${id} is already running`)
+    const conf = {
+      ...this.baseConfig(),
+      'bind.listeners': 'FLUSS://127.0.0.1:0',
+      'tablet-server.id': String(id),
+      'data.dir': join(this.options.dataDir, `tablet-server-${id}`),
+      ...this.options.tabletConfig?.(id),
+    }
+    const proc = new ServerProcess({
+      name: `tablet-server-${id}`,
+      script: TABLET_MAIN,
+      env: this.env(conf),
+      ready: TABLET_READY,
+      readyTimeoutMs: this.options.readyTimeoutMs ?? 60_000,
+      logFile: join(this.options.dataDir, 'logs', `tablet-server-${id}.log`),
+      echo: this.options.echo,
+    })
+    this.tablets.set(id, proc)
+    await proc.start()
+    return proc
+  }
+
+  async stopTabletServer(id: number): Promise<void> {
+    await this.tablet(id).stop()
+  }
+
+  async killTabletServer(id: number): Promise<void> {
+    await this.tablet(id).kill()
+  }
+
+  async restartTabletServer(id: number): Promise<ServerProcess> {
+    await this.tablet(id).stop()
+    return this.startTabletServer(id)
+  }
+
+  async killCoordinator(index = 0): Promise<void> {
+    await this.coordinators[index]?.kill()
+  }
+
+  async restartCoordinator(index = 0): Promise<ServerProcess> {
+    await this.coordinators[index]?.stop()
+    return this.startCoordinator(index)
+  }
+
+  /** Stops tablet servers, then coordinators, then local AWS. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.tablets.values()].map(t => t.stop()))
+    await Promise.all(this.coordinators.map(c => c.stop()))
+    await this.aws.stop()
+  }
+}

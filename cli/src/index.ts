@@ -1,0 +1,2 @@
+export * from './cluster/index.js'
+export * from './local.js'
