@@ -1,0 +1,119 @@
+import {
+  type Catalog,
+  decodeTabletServerLease,
+  registerTabletServer,
+  releaseTabletServerLease,
+  renewTabletServerLease,
+  type TabletServerLeaseRecord,
+  tableInfoOf,
+} from '@sluice/core/catalog'
+import { FlussError } from '@sluice/core/errors'
+import type { Schema, TableInfo } from '@sluice/core/metadata'
+import { allocateId, COUNTERS, type MetaStore, serverKey } from '@sluice/core/metastore'
+import type {
+  ServerEndpoint,
+  TabletCatalog,
+  TabletServerLease,
+  TabletServerRegistration,
+} from './tablet-catalog.js'
+
+/** A held lease plus the stored record its renewal is conditioned on. */
+interface CatalogLease extends TabletServerLease {
+  readonly record: TabletServerLeaseRecord
+}
+
+/**
+ * The TabletCatalog of a tablet server over the shared catalog (`@sluice/core/catalog`): leases in
+ * the catalog's lease items (host/port = the internal listener), tables and schemas from the
+ * catalog's items, writer ids from the `writer-id` counter of the metadata store.
+ */
+export class CatalogTabletCatalog implements TabletCatalog {
+  constructor(
+    private readonly catalog: Catalog,
+    /** The uncached store, for the writer-id counter. */
+    private readonly store: MetaStore,
+    private readonly internalListenerName: string,
+  ) {}
+
+  async registerTabletServer(
+    registration: TabletServerRegistration,
+    leaseDurationMs: number,
+  ): Promise<TabletServerLease> {
+    const internal = this.#internalEndpoint(registration.endpoints)
+    const record = await registerTabletServer(this.catalog, {
+      serverId: registration.serverId,
+      host: internal.host,
+      port: internal.port,
+      rack: registration.rack ?? null,
+      listeners: registration.endpoints,
+      leaseExpiresAtMs: this.catalog.nowMs() + leaseDurationMs,
+      incarnation: registration.incarnationId,
+    })
+    return leaseOf(registration, record)
+  }
+
+  async renewTabletServerLease(
+    lease: TabletServerLease,
+    leaseDurationMs: number,
+  ): Promise<TabletServerLease> {
+    const held = (lease as CatalogLease).record
+    const record = await renewTabletServerLease(this.catalog, held, this.catalog.nowMs() + leaseDurationMs)
+    return leaseOf(lease.registration, record)
+  }
+
+  async releaseTabletServerLease(lease: TabletServerLease): Promise<void> {
+    await releaseTabletServerLease(this.catalog, (lease as CatalogLease).record)
+  }
+
+  async getTabletServer(serverId: number): Promise<TabletServerRegistration | undefined> {
+    const { pk, sk } = serverKey(serverId)
+    const item = await this.catalog.store.get(pk, sk)
+    if (item === undefined) return undefined
+    const lease = decodeTabletServerLease(item)
+    if (lease.leaseExpiresAtMs <= this.catalog.nowMs()) return undefined
+    const endpoints =
+      lease.listeners.length > 0
+        ? lease.listeners
+        : [{ listenerName: this.internalListenerName, host: lease.host, port: lease.port }]
+    return {
+      serverId,
+      endpoints,
+      incarnationId: lease.incarnation,
+      ...(lease.rack === null ? {} : { rack: lease.rack }),
+    }
+  }
+
+  async getTableInfo(tableId: number): Promise<TableInfo> {
+    const table = await this.catalog.getTableById(tableId)
+    if (table === undefined || table.state === 'DROPPED') {
+      throw new FlussError('TABLE_NOT_EXIST', `The table with id ${tableId} does not exist.`)
+    }
+    return tableInfoOf(table)
+  }
+
+  async getSchema(tableId: number, schemaId: number): Promise<Schema> {
+    const record = await this.catalog.getSchema(tableId, schemaId)
+    if (record === undefined) {
+      throw new FlussError(
+        'SCHEMA_NOT_EXIST',
+        `Schema ${schemaId} of the table with id ${tableId} does not exist.`,
+      )
+    }
+    return record.schema
+  }
+
+  allocateWriterId(): Promise<number> {
+    return allocateId(this.store, COUNTERS.writerId)
+  }
+
+  #internalEndpoint(endpoints: readonly ServerEndpoint[]): ServerEndpoint {
+    const e = endpoints.find(x => x.listenerName === this.internalListenerName) ?? endpoints[0]
+    if (e === undefined)
+      throw new FlussError('INVALID_CONFIG_EXCEPTION', 'a tablet server needs at least one listener')
+    return e
+  }
+}
+
+function leaseOf(registration: TabletServerRegistration, record: TabletServerLeaseRecord): CatalogLease {
+  return { registration, version: record.version, expiresAtMs: record.leaseExpiresAtMs, record }
+}

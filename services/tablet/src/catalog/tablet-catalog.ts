@@ -1,0 +1,56 @@
+import type { Schema, TableInfo } from '@sluice/core/metadata'
+
+/** One address a tablet server listens on (a `bind.listeners` / `advertised.listeners` entry). */
+export interface ServerEndpoint {
+  readonly listenerName: string
+  readonly host: string
+  readonly port: number
+}
+
+/** What a tablet server publishes about itself in its membership lease. */
+export interface TabletServerRegistration {
+  readonly serverId: number
+  readonly endpoints: readonly ServerEndpoint[]
+  readonly rack?: string
+  /** Fresh per process start: tells a restarted server from the one before it. */
+  readonly incarnationId: string
+}
+
+/** A held membership lease; `version` is what the next renewal is conditioned on. */
+export interface TabletServerLease {
+  readonly registration: TabletServerRegistration
+  readonly version: number
+  readonly expiresAtMs: number
+}
+
+/**
+ * What a tablet server needs from the control plane (the MetaStore behind the catalog). None of it
+ * is called on the produce or fetch paths: table info is loaded when a replica is created, schemas
+ * when a batch of an unseen schema id is projected, writer ids on INIT_WRITER, and the lease by the
+ * heartbeat.
+ */
+export interface TabletCatalog {
+  /**
+   * Takes the membership lease of `registration.serverId` for `leaseDurationMs`. Refused with a
+   * retriable error while a live lease of another incarnation holds the id.
+   */
+  registerTabletServer(
+    registration: TabletServerRegistration,
+    leaseDurationMs: number,
+  ): Promise<TabletServerLease>
+  /**
+   * Extends a held lease. Fails with METASTORE_CONFLICT when the stored lease is no longer the one
+   * given (it was taken over, or released and re-taken): the server must stop serving writes.
+   */
+  renewTabletServerLease(lease: TabletServerLease, leaseDurationMs: number): Promise<TabletServerLease>
+  /** Gives the lease up (graceful stop); a no-op when it is no longer held. */
+  releaseTabletServerLease(lease: TabletServerLease): Promise<void>
+  /** The registration of a live tablet server, or undefined. */
+  getTabletServer(serverId: number): Promise<TabletServerRegistration | undefined>
+  /** The table with this id; TABLE_NOT_EXIST when there is none. */
+  getTableInfo(tableId: number): Promise<TableInfo>
+  /** One schema version of a table; SCHEMA_NOT_EXIST when unknown. */
+  getSchema(tableId: number, schemaId: number): Promise<Schema>
+  /** A cluster-unique idempotent writer id (Fluss's `initWriterId`). */
+  allocateWriterId(): Promise<number>
+}

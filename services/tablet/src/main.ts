@@ -1,0 +1,97 @@
+import {
+  Catalog,
+  readOnlyAdminHandlers,
+  SLUICE_CATALOG_CACHE_MAX_ENTRIES,
+  SLUICE_CATALOG_CACHE_TTL,
+} from '@sluice/core/catalog'
+import {
+  type Configuration,
+  INTERNAL_LISTENER_NAME,
+  loadServerConfig,
+  SLUICE_AWS_REGION,
+  SLUICE_METASTORE_ENDPOINT,
+  SLUICE_METASTORE_REGION,
+  SLUICE_METASTORE_TABLE,
+} from '@sluice/core/config'
+import type { MetaStore } from '@sluice/core/metastore'
+import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
+import type { RpcLogger } from '@sluice/core/rpc'
+import { CatalogTabletCatalog } from './catalog/catalog-tablet-catalog.js'
+import { TabletServer } from './tablet/tablet-server.js'
+
+/**
+ * The tablet server process: the only reader of the environment. Configuration comes from the file
+ * named by `--config <path>` (or SLUICE_CONFIG) plus FLUSS_CONF; the metadata store is DynamoDB at
+ * `sluice.metastore.*`. Prints `tablet-server <id> listening on host:port` once serving; SIGTERM or
+ * SIGINT stops it gracefully.
+ */
+
+const logger: RpcLogger = {
+  warn(message, fields) {
+    console.error(`[tablet-server] ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields)}`}`)
+  },
+}
+
+function configPath(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  const i = argv.indexOf('--config')
+  if (i >= 0 && argv[i + 1] !== undefined) return argv[i + 1]
+  const inline = argv.find(a => a.startsWith('--config='))
+  return inline?.slice('--config='.length) ?? env.SLUICE_CONFIG
+}
+
+function createMetaStore(config: Configuration): MetaStore {
+  const region = config.getOptional(SLUICE_METASTORE_REGION) ?? config.getOptional(SLUICE_AWS_REGION)
+  const endpoint = config.getOptional(SLUICE_METASTORE_ENDPOINT)
+  return new DynamoMetaStore({
+    tableName: config.get(SLUICE_METASTORE_TABLE),
+    ...(region === undefined ? {} : { region }),
+    ...(endpoint === undefined ? {} : { endpoint }),
+  })
+}
+
+async function main(): Promise<void> {
+  const filePath = configPath(process.argv.slice(2), process.env)
+  const { config, warnings } = loadServerConfig({
+    ...(filePath === undefined ? {} : { filePath }),
+    env: process.env,
+  })
+  for (const w of warnings) logger.warn(w)
+  const store = createMetaStore(config)
+  // Metadata answers may be slightly stale (cached); leases and replica creation read through.
+  const cachedCatalog = new Catalog(store, {
+    cacheTtlMs: config.get(SLUICE_CATALOG_CACHE_TTL),
+    cacheMaxEntries: config.get(SLUICE_CATALOG_CACHE_MAX_ENTRIES),
+  })
+  const server = new TabletServer({
+    config,
+    catalog: new CatalogTabletCatalog(new Catalog(store), store, config.get(INTERNAL_LISTENER_NAME)),
+    adminHandlers: readOnlyAdminHandlers(cachedCatalog),
+    logger,
+  })
+  await server.start()
+  const endpoint = server.endpoints[0]
+  console.log(`tablet-server ${server.serverId} listening on ${endpoint.host}:${endpoint.port}`)
+
+  let stopping: Promise<void> | undefined
+  const stop = (signal: string) => {
+    if (stopping !== undefined) return
+    logger.warn(`received ${signal}, stopping`)
+    stopping = server
+      .stop()
+      .then(() => store.close())
+      .then(
+        () => process.exit(0),
+        e => {
+          logger.warn('graceful stop failed', { error: String(e) })
+          process.exit(1)
+        },
+      )
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+}
+
+main().catch(e => {
+  console.error(`[tablet-server] failed to start: ${e instanceof Error ? e.stack : String(e)}`)
+  process.exit(1)
+})

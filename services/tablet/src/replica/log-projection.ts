@@ -1,0 +1,55 @@
+import { projectRecordBatch } from '@sluice/core/arrow'
+import { FlussError } from '@sluice/core/errors'
+import { LENGTH_OFFSET, LOG_OVERHEAD, MemoryLogRecords } from '@sluice/core/record'
+import type { RowType } from '@sluice/core/types'
+
+/** The row type of the rows written with a schema id (batches carry the id they were written with). */
+export type RowTypeLookup = (schemaId: number) => RowType | Promise<RowType>
+
+/**
+ * Server-side column projection of fetched ARROW batches (Fluss's `FileLogProjection`): each batch
+ * keeps its header (Length rewritten) and change-type vector, and its Arrow message is replaced by
+ * one holding only `projectedFields`, buffers copied unchanged (compressed ones too). The CRC is
+ * left as it was: clients skip the CRC check of projected batches. Empty batches pass unchanged.
+ */
+export async function projectLogRecords(
+  records: Buffer,
+  rowTypeOf: RowTypeLookup,
+  projectedFields: readonly number[],
+): Promise<Buffer> {
+  if (records.length === 0) return records
+  const parts: Uint8Array[] = []
+  let total = 0
+  for (const batch of new MemoryLogRecords(records).batches()) {
+    if (batch.recordCount === 0) {
+      parts.push(batch.bytes())
+      total += batch.sizeInBytes
+      continue
+    }
+    const rowType = await rowTypeOf(batch.schemaId)
+    const message = projectRecordBatch(batch.arrowPayload(), rowType, projectedFields)
+    const headerSize = batch.layout.headerSize
+    const vectorSize = batch.appendOnly ? 0 : batch.recordCount
+    const head = Buffer.from(batch.buffer.subarray(batch.position, batch.position + headerSize + vectorSize))
+    const size = head.length + message.length
+    head.writeInt32LE(size - LOG_OVERHEAD, LENGTH_OFFSET)
+    parts.push(head, message)
+    total += size
+  }
+  return Buffer.concat(parts, total)
+}
+
+/** Projected field indexes must be ascending, unique and within the row type (Fluss's rules). */
+export function checkProjectedFields(rowType: RowType, projectedFields: readonly number[]): void {
+  let previous = -1
+  for (const i of projectedFields) {
+    if (!Number.isInteger(i) || i <= previous || i >= rowType.fields.length) {
+      throw new FlussError(
+        'INVALID_COLUMN_PROJECTION',
+        `projected fields [${projectedFields}] must be ascending, unique indexes below ` +
+          `${rowType.fields.length} (the table's column count)`,
+      )
+    }
+    previous = i
+  }
+}

@@ -1,0 +1,258 @@
+import type { Configuration } from '@sluice/core/config'
+import {
+  LOG_INDEX_FILE_SIZE,
+  LOG_INDEX_INTERVAL_SIZE,
+  LOG_REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL,
+  LOG_REPLICA_MIN_IN_SYNC_REPLICAS_NUMBER,
+  LOG_SEGMENT_FILE_SIZE,
+  SERVER_WRITER_ID_EXPIRATION_TIME,
+} from '@sluice/core/config'
+import { FlussError, toFlussError } from '@sluice/core/errors'
+import type { TableBucket } from '@sluice/core/metadata'
+import { tableBucketKey, tableBucketToString } from '@sluice/core/metadata'
+import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import { type Clock, LogTablet, type LogTabletOptions, SerialExecutor } from '../log/index.js'
+import {
+  SLUICE_TABLET_LOG_MAX_QUEUED_OPERATIONS,
+  SLUICE_TABLET_MAX_DELAYED_OPERATIONS,
+} from '../tablet-options.js'
+import { appendRecordsToLog, type ProduceEntry } from './append-to-log.js'
+import type { DelayedFetchLog } from './delay/delayed-fetch-log.js'
+import { DelayedOperationManager } from './delay/delayed-operation-manager.js'
+import type { DelayedWrite, WriteResultForBucket } from './delay/delayed-write.js'
+import { fetchLogRecords } from './fetch-log-records.js'
+import type { FetchLogResultForBucket, FetchParams, FetchReqInfo } from './fetch-types.js'
+import type { ReplicaFetcherManager } from './fetcher/replica-fetcher-manager.js'
+import { Replica } from './replica.js'
+import { logTabletDir } from './replica-paths.js'
+import { becomeLeaderOrFollower, stopReplicas } from './replica-state-changes.js'
+import type {
+  BucketResult,
+  ListOffsetsParam,
+  NotifyLeaderAndIsrData,
+  StopReplicaData,
+} from './replica-types.js'
+import { SchemaCache } from './schema-cache.js'
+import type { TabletMetadataCache } from './tablet-metadata-cache.js'
+
+export interface ReplicaManagerOptions {
+  readonly serverId: number
+  readonly dataDir: string
+  readonly config: Configuration
+  readonly catalog: TabletCatalog
+  readonly clock: Clock
+  readonly metadataCache: TabletMetadataCache
+  /** Builds the follower fetchers; it may call back into this manager for replicas. */
+  readonly createFetcherManager: (manager: ReplicaManager) => ReplicaFetcherManager
+}
+
+/**
+ * The replicas hosted on this tablet server, keyed by bucket (Fluss's `ReplicaManager`): creates
+ * them on NOTIFY_LEADER_AND_ISR, makes them leaders or followers, stops them, and routes produce,
+ * fetch and list-offsets requests to them. Acks=all writes and long-poll fetches wait in the
+ * delayed-operation managers, woken whenever a bucket's log or high watermark moves.
+ */
+export class ReplicaManager {
+  readonly serverId: number
+  readonly catalog: TabletCatalog
+  readonly metadataCache: TabletMetadataCache
+  readonly schemas: SchemaCache
+  readonly delayedWrites: DelayedOperationManager<DelayedWrite>
+  readonly delayedFetches: DelayedOperationManager<DelayedFetchLog>
+  readonly fetcherManager: ReplicaFetcherManager
+  /** Serializes leadership changes and replica stops (Fluss's `replicaStateChangeLock`). */
+  readonly stateChanges: SerialExecutor
+  readonly #options: ReplicaManagerOptions
+  readonly #replicas = new Map<string, Replica>()
+  #coordinatorEpoch = 0
+
+  constructor(options: ReplicaManagerOptions) {
+    this.#options = options
+    this.serverId = options.serverId
+    this.catalog = options.catalog
+    this.metadataCache = options.metadataCache
+    this.schemas = new SchemaCache(options.catalog)
+    const maxDelayed = options.config.get(SLUICE_TABLET_MAX_DELAYED_OPERATIONS)
+    this.delayedWrites = new DelayedOperationManager('delayed writes', maxDelayed)
+    this.delayedFetches = new DelayedOperationManager('delayed fetches', maxDelayed)
+    this.stateChanges = new SerialExecutor(maxDelayed, 'replica state changes')
+    this.fetcherManager = options.createFetcherManager(this)
+  }
+
+  get coordinatorEpoch(): number {
+    return this.#coordinatorEpoch
+  }
+
+  get replicaCount(): number {
+    return this.#replicas.size
+  }
+
+  /** The hosted replica of a bucket, if any. */
+  getReplica(bucket: TableBucket): Replica | undefined {
+    return this.#replicas.get(tableBucketKey(bucket))
+  }
+
+  /** Every hosted replica. */
+  replicas(): Replica[] {
+    return [...this.#replicas.values()]
+  }
+
+  /**
+   * The hosted replica, else NOT_LEADER_OR_FOLLOWER for a bucket that exists elsewhere (the client
+   * refreshes its metadata), else UNKNOWN_TABLE_OR_BUCKET_EXCEPTION.
+   */
+  getReplicaOrException(bucket: TableBucket): Replica {
+    const replica = this.#replicas.get(tableBucketKey(bucket))
+    if (replica !== undefined) return replica
+    if (this.metadataCache.contains(bucket)) {
+      throw new FlussError(
+        'NOT_LEADER_OR_FOLLOWER',
+        `server ${this.serverId} is not leader or follower for ${tableBucketToString(bucket)}`,
+      )
+    }
+    throw new FlussError(
+      'UNKNOWN_TABLE_OR_BUCKET_EXCEPTION',
+      `unknown table or bucket: ${tableBucketToString(bucket)}`,
+    )
+  }
+
+  /**
+   * Refuses a control request from a coordinator older than the newest one seen
+   * (INVALID_COORDINATOR_EXCEPTION for the whole request); a newer epoch becomes the newest.
+   */
+  validateAndApplyCoordinatorEpoch(requestEpoch: number, requestName: string): void {
+    if (requestEpoch < this.#coordinatorEpoch) {
+      throw new FlussError(
+        'INVALID_COORDINATOR_EXCEPTION',
+        `invalid coordinator epoch ${requestEpoch} in ${requestName} request, the latest known ` +
+          `coordinator epoch is ${this.#coordinatorEpoch}`,
+      )
+    }
+    this.#coordinatorEpoch = requestEpoch
+  }
+
+  becomeLeaderOrFollower(
+    coordinatorEpoch: number,
+    data: readonly NotifyLeaderAndIsrData[],
+  ): Promise<BucketResult[]> {
+    return this.stateChanges.run(() => becomeLeaderOrFollower(this, coordinatorEpoch, data))
+  }
+
+  stopReplicas(coordinatorEpoch: number, data: readonly StopReplicaData[]): Promise<BucketResult[]> {
+    return this.stateChanges.run(() => stopReplicas(this, coordinatorEpoch, data))
+  }
+
+  appendRecordsToLog(
+    timeoutMs: number,
+    requiredAcks: number,
+    entries: readonly ProduceEntry[],
+  ): Promise<WriteResultForBucket[]> {
+    return appendRecordsToLog(this, timeoutMs, requiredAcks, entries)
+  }
+
+  fetchLogRecords(
+    params: FetchParams,
+    reqs: readonly FetchReqInfo[],
+    signal?: AbortSignal,
+  ): Promise<FetchLogResultForBucket[]> {
+    return fetchLogRecords(this, params, reqs, signal)
+  }
+
+  async listOffsets(
+    param: ListOffsetsParam,
+    buckets: readonly TableBucket[],
+  ): Promise<BucketResult<number>[]> {
+    return Promise.all(
+      buckets.map(async tableBucket => {
+        try {
+          return { tableBucket, value: await this.getReplicaOrException(tableBucket).getOffset(param) }
+        } catch (e) {
+          return { tableBucket, error: toFlussError(e) }
+        }
+      }),
+    )
+  }
+
+  getTableStats(buckets: readonly TableBucket[]): BucketResult<number>[] {
+    return buckets.map(tableBucket => {
+      try {
+        return { tableBucket, value: this.getReplicaOrException(tableBucket).rowCount }
+      } catch (e) {
+        return { tableBucket, error: toFlussError(e) }
+      }
+    })
+  }
+
+  /** Opens the bucket's log under `data.dir` and hosts a replica for it (not yet leader or follower). */
+  async createReplica(data: NotifyLeaderAndIsrData): Promise<Replica> {
+    const existing = this.getReplica(data.tableBucket)
+    if (existing !== undefined) return existing
+    const tableInfo = await this.catalog.getTableInfo(data.tableBucket.tableId)
+    const dir = logTabletDir(this.#options.dataDir, data.physicalTablePath, data.tableBucket)
+    const logTablet = await LogTablet.open(dir, this.#logTabletOptions(tableBucketToString(data.tableBucket)))
+    const replica = new Replica({
+      localServerId: this.serverId,
+      tableBucket: data.tableBucket,
+      physicalTablePath: data.physicalTablePath,
+      tableInfo,
+      logTablet,
+      minInSyncReplicas: this.#options.config.get(LOG_REPLICA_MIN_IN_SYNC_REPLICAS_NUMBER),
+      clock: this.#options.clock,
+      onChanged: bucket => this.completeDelayedOperations(bucket),
+    })
+    this.#replicas.set(tableBucketKey(data.tableBucket), replica)
+    const { tableId, partitionId } = data.tableBucket
+    if (partitionId === undefined) this.metadataCache.addTable(tableId, tableInfo.numBuckets)
+    else this.metadataCache.addPartition(tableId, partitionId, tableInfo.numBuckets)
+    this.schemas.addTable(tableInfo)
+    return replica
+  }
+
+  /** Stops hosting a replica; its log is closed, or deleted with `deleteLocal`. */
+  async removeReplica(replica: Replica, deleteLocal: boolean): Promise<void> {
+    this.#replicas.delete(tableBucketKey(replica.tableBucket))
+    if (deleteLocal) await replica.logTablet.drop()
+    else await replica.logTablet.close()
+    this.completeDelayedOperations(replica.tableBucket)
+  }
+
+  /** Re-checks the writes and fetches waiting on a bucket. */
+  completeDelayedOperations(bucket: TableBucket): void {
+    const key = tableBucketKey(bucket)
+    this.delayedWrites.checkAndComplete(key)
+    this.delayedFetches.checkAndComplete(key)
+  }
+
+  /**
+   * Graceful stop: fetchers stop, waiting requests are answered, every log is closed (which writes
+   * its high-watermark checkpoint and writer snapshot).
+   */
+  async shutdown(): Promise<void> {
+    await this.fetcherManager.shutdown()
+    await this.stateChanges.run(async () => {
+      for (const replica of this.#replicas.values()) replica.resign()
+      this.delayedWrites.completeAll()
+      this.delayedFetches.completeAll()
+      const errors: unknown[] = []
+      for (const replica of this.#replicas.values()) {
+        await replica.logTablet.close().catch(e => errors.push(e))
+      }
+      this.#replicas.clear()
+      if (errors.length > 0) throw toFlussError(errors[0])
+    }, true)
+  }
+
+  #logTabletOptions(name: string): LogTabletOptions {
+    const { config, clock } = this.#options
+    return {
+      segmentBytes: config.get(LOG_SEGMENT_FILE_SIZE),
+      indexIntervalBytes: config.get(LOG_INDEX_INTERVAL_SIZE),
+      indexBytes: config.get(LOG_INDEX_FILE_SIZE),
+      writerExpirationMs: config.get(SERVER_WRITER_ID_EXPIRATION_TIME),
+      highWatermarkCheckpointIntervalMs: config.get(LOG_REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL),
+      maxQueuedOperations: config.get(SLUICE_TABLET_LOG_MAX_QUEUED_OPERATIONS),
+      clock,
+      name,
+    }
+  }
+}

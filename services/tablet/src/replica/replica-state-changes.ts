@@ -1,0 +1,128 @@
+import { FlussError, toFlussError } from '@sluice/core/errors'
+import type { TableBucket } from '@sluice/core/metadata'
+import type { Replica } from './replica.js'
+import type { ReplicaManager } from './replica-manager.js'
+import type { BucketResult, NotifyLeaderAndIsrData, StopReplicaData } from './replica-types.js'
+
+function failure(tableBucket: TableBucket, e: unknown): BucketResult {
+  return { tableBucket, error: toFlussError(e) }
+}
+
+/**
+ * NOTIFY_LEADER_AND_ISR (Fluss's `becomeLeaderOrFollower`): the coordinator epoch is checked for the
+ * whole request; then each bucket's replica is created if needed, its leader epoch checked, and it
+ * becomes leader or follower. Followers with a new leader epoch stop fetching, truncate to their
+ * high watermark and fetch from the new leader. Results come in request order.
+ */
+export async function becomeLeaderOrFollower(
+  manager: ReplicaManager,
+  coordinatorEpoch: number,
+  data: readonly NotifyLeaderAndIsrData[],
+): Promise<BucketResult[]> {
+  manager.validateAndApplyCoordinatorEpoch(coordinatorEpoch, 'notifyLeaderAndIsr')
+  const results = new Map<NotifyLeaderAndIsrData, BucketResult>()
+  const leaders: [NotifyLeaderAndIsrData, Replica][] = []
+  const followers: [NotifyLeaderAndIsrData, Replica][] = []
+  for (const d of data) {
+    try {
+      const replica = await manager.createReplica(d)
+      replica.checkLeaderEpoch(d.leaderEpoch, 'notify leader and isr')
+      if (!d.replicas.includes(manager.serverId)) {
+        throw new FlussError(
+          'UNKNOWN_TABLE_OR_BUCKET_EXCEPTION',
+          `server ${manager.serverId} is not in the assigned replicas [${d.replicas}] of ${replica.name}`,
+        )
+      }
+      if (d.leader === manager.serverId) leaders.push([d, replica])
+      else followers.push([d, replica])
+    } catch (e) {
+      results.set(d, failure(d.tableBucket, e))
+    }
+  }
+  makeLeaders(manager, leaders, results)
+  await makeFollowers(manager, followers, results)
+  await manager.fetcherManager.shutdownIdleFetchers()
+  return data.map(d => results.get(d) ?? { tableBucket: d.tableBucket })
+}
+
+function makeLeaders(
+  manager: ReplicaManager,
+  leaders: readonly [NotifyLeaderAndIsrData, Replica][],
+  results: Map<NotifyLeaderAndIsrData, BucketResult>,
+): void {
+  manager.fetcherManager.removeFetcherForBuckets(leaders.map(([d]) => d.tableBucket))
+  for (const [d, replica] of leaders) {
+    try {
+      replica.makeLeader(d)
+    } catch (e) {
+      results.set(d, failure(d.tableBucket, e))
+    }
+  }
+}
+
+async function makeFollowers(
+  manager: ReplicaManager,
+  followers: readonly [NotifyLeaderAndIsrData, Replica][],
+  results: Map<NotifyLeaderAndIsrData, BucketResult>,
+): Promise<void> {
+  const changed: Replica[] = []
+  for (const [d, replica] of followers) {
+    try {
+      const isNewEpoch = replica.makeFollower(d)
+      // Same epoch: keep fetching as before, unless nothing fetches for it (it was stopped).
+      if (isNewEpoch || manager.fetcherManager.leaderOf(d.tableBucket) !== d.leader) changed.push(replica)
+    } catch (e) {
+      results.set(d, failure(d.tableBucket, e))
+    }
+  }
+  // Stop fetching first, so that the truncation and the new fetch position are not raced.
+  manager.fetcherManager.removeFetcherForBuckets(changed.map(r => r.tableBucket))
+  const byLeader = new Map<number, TableBucket[]>()
+  for (const replica of changed) {
+    const d = followers.find(([, r]) => r === replica)?.[0]
+    try {
+      await replica.logTablet.truncateTo(replica.logTablet.highWatermark)
+      const leaderId = replica.leaderId
+      if (leaderId === null)
+        throw new FlussError('LEADER_NOT_AVAILABLE_EXCEPTION', `${replica.name} has no leader`)
+      const list = byLeader.get(leaderId) ?? []
+      list.push(replica.tableBucket)
+      byLeader.set(leaderId, list)
+    } catch (e) {
+      if (d !== undefined) results.set(d, failure(replica.tableBucket, e))
+    }
+  }
+  manager.fetcherManager.addFetcherForBuckets(byLeader)
+}
+
+/**
+ * STOP_REPLICA: coordinator epoch checked for the whole request; a bucket not hosted here is done
+ * already; a stale leader epoch is FENCED_LEADER_EPOCH_EXCEPTION for that bucket; otherwise the
+ * replica stops fetching and serving, and with `deleteLocal` its log directory is removed.
+ */
+export async function stopReplicas(
+  manager: ReplicaManager,
+  coordinatorEpoch: number,
+  data: readonly StopReplicaData[],
+): Promise<BucketResult[]> {
+  manager.validateAndApplyCoordinatorEpoch(coordinatorEpoch, 'stopReplicas')
+  const results: BucketResult[] = []
+  for (const d of data) {
+    const replica = manager.getReplica(d.tableBucket)
+    if (replica === undefined) {
+      results.push({ tableBucket: d.tableBucket })
+      continue
+    }
+    try {
+      replica.checkLeaderEpoch(d.leaderEpoch, 'stop replica')
+      manager.fetcherManager.removeFetcherForBuckets([d.tableBucket])
+      replica.resign()
+      if (d.deleteLocal) await manager.removeReplica(replica, true)
+      results.push({ tableBucket: d.tableBucket })
+    } catch (e) {
+      results.push(failure(d.tableBucket, e))
+    }
+  }
+  await manager.fetcherManager.shutdownIdleFetchers()
+  return results
+}

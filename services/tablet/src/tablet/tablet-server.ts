@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto'
+import { parseListeners } from '@sluice/core/catalog'
+import {
+  ADVERTISED_LISTENERS,
+  BIND_LISTENERS,
+  type Configuration,
+  DATA_DIR,
+  INTERNAL_LISTENER_NAME,
+  NETTY_CONNECTION_MAX_IDLE_TIME,
+  NETTY_SERVER_MAX_REQUEST_SIZE,
+  SLUICE_RPC_SERVER_MAX_CONNECTIONS,
+  SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
+  SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
+  SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT,
+  SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL,
+  SLUICE_TABLET_SERVER_LEASE_DURATION,
+  TABLET_SERVER_ID,
+  TABLET_SERVER_RACK,
+} from '@sluice/core/config'
+import { assert } from '@sluice/core/errors'
+import { ConnectionPool, type Handlers, type RpcLogger, RpcServer, SILENT_LOGGER } from '@sluice/core/rpc'
+import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
+import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
+import { ReplicaManager } from '../replica/replica-manager.js'
+import { TabletMetadataCache } from '../replica/tablet-metadata-cache.js'
+import { SLUICE_TABLET_LEASE_REGISTER_TIMEOUT } from '../tablet-options.js'
+import { createFetcherManager } from './fetcher-wiring.js'
+import { ServerLeaseKeeper } from './server-lease.js'
+import { TabletService } from './tablet-service.js'
+
+export interface TabletServerDeps {
+  readonly config: Configuration
+  readonly catalog: TabletCatalog
+  readonly clock?: Clock
+  /**
+   * The read-only admin APIs every server answers (GET_METADATA, GET_TABLE_INFO, LIST_*, ...),
+   * shared with the coordinator. APIs the TabletService implements itself are ignored here.
+   */
+  readonly adminHandlers?: Partial<Handlers>
+  readonly logger?: RpcLogger
+}
+
+/**
+ * A tablet server (Fluss's `TabletServer`): RPC listeners on `bind.listeners` serving the
+ * TabletService, the ReplicaManager with the bucket replicas under `data.dir`, and the membership
+ * lease kept alive in the metadata store.
+ */
+export class TabletServer {
+  readonly serverId: number
+  readonly replicaManager: ReplicaManager
+  readonly #deps: TabletServerDeps
+  readonly #pool: ConnectionPool
+  readonly #servers: RpcServer[] = []
+  #lease: ServerLeaseKeeper | undefined
+  #endpoints: ServerEndpoint[] = []
+  #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new'
+
+  constructor(deps: TabletServerDeps) {
+    this.#deps = deps
+    const { config } = deps
+    this.serverId = config.get(TABLET_SERVER_ID)
+    this.#pool = new ConnectionPool({ clientSoftwareName: `sluice-tablet-server-${this.serverId}` })
+    const metadataCache = new TabletMetadataCache()
+    this.replicaManager = new ReplicaManager({
+      serverId: this.serverId,
+      dataDir: config.get(DATA_DIR),
+      config,
+      catalog: deps.catalog,
+      clock: deps.clock ?? SYSTEM_CLOCK,
+      metadataCache,
+      createFetcherManager: manager =>
+        createFetcherManager(manager, {
+          config,
+          pool: this.#pool,
+          internalListenerName: config.get(INTERNAL_LISTENER_NAME),
+          warn: (message, error) => this.#warn(message, error),
+        }),
+    })
+  }
+
+  /** The advertised endpoints (bound ports when `bind.listeners` asked for port 0). */
+  get endpoints(): readonly ServerEndpoint[] {
+    return this.#endpoints
+  }
+
+  /** True while the membership lease is lost: writes are refused. */
+  get writesFenced(): boolean {
+    return this.#lease?.fenced ?? false
+  }
+
+  /** Starts the listeners, then registers the membership lease with the bound endpoints. */
+  async start(): Promise<void> {
+    assert(this.#state === 'new', `tablet server ${this.serverId} was already started`)
+    this.#state = 'running'
+    const { config } = this.#deps
+    try {
+      const bound = await this.#startListeners()
+      const advertised = config.getOptional(ADVERTISED_LISTENERS)
+      this.#endpoints =
+        advertised === undefined ? bound : parseListeners(advertised, ADVERTISED_LISTENERS.key)
+      const rack = config.getOptional(TABLET_SERVER_RACK)
+      this.#lease = new ServerLeaseKeeper(
+        this.#deps.catalog,
+        {
+          serverId: this.serverId,
+          endpoints: this.#endpoints,
+          incarnationId: randomUUID(),
+          ...(rack === undefined ? {} : { rack }),
+        },
+        {
+          leaseDurationMs: config.get(SLUICE_TABLET_SERVER_LEASE_DURATION),
+          heartbeatIntervalMs: config.get(SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL),
+          registerTimeoutMs: config.get(SLUICE_TABLET_LEASE_REGISTER_TIMEOUT),
+        },
+        this.#deps.clock ?? SYSTEM_CLOCK,
+        (message, error) => this.#warn(message, error),
+      )
+      await this.#lease.acquire()
+    } catch (e) {
+      await this.stop().catch(() => undefined)
+      throw e
+    }
+  }
+
+  /**
+   * Graceful stop: stop accepting and finish requests in flight (waiting fetches and acks=all
+   * writes are answered now), stop replication, close every log (fsync, high-watermark
+   * checkpoints), then release the lease.
+   */
+  async stop(): Promise<void> {
+    if (this.#state === 'stopping' || this.#state === 'stopped') return
+    this.#state = 'stopping'
+    const shutdownTimeoutMs = this.#deps.config.get(SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT)
+    const closing = Promise.all(this.#servers.map(s => s.close(shutdownTimeoutMs)))
+    this.replicaManager.delayedFetches.completeAll()
+    this.replicaManager.delayedWrites.completeAll()
+    await closing
+    const errors: unknown[] = []
+    await this.replicaManager.shutdown().catch(e => errors.push(e))
+    await this.#lease?.release().catch(e => errors.push(e))
+    await this.#pool.close()
+    this.#state = 'stopped'
+    if (errors.length > 0) throw errors[0]
+  }
+
+  async #startListeners(): Promise<ServerEndpoint[]> {
+    const { config } = this.#deps
+    const listeners = parseListeners(config.get(BIND_LISTENERS), BIND_LISTENERS.key)
+    const service = new TabletService({
+      replicaManager: this.replicaManager,
+      catalog: this.#deps.catalog,
+      config,
+      writesFenced: () => this.writesFenced,
+    })
+    const own = service.handlers()
+    const admin = Object.fromEntries(
+      Object.entries(this.#deps.adminHandlers ?? {}).filter(([name]) => !(name in own)),
+    ) as Partial<Handlers>
+    const bound: ServerEndpoint[] = []
+    for (const l of listeners) {
+      const server = new RpcServer({
+        role: 'tablet',
+        host: l.host,
+        port: l.port,
+        listenerName: l.listenerName,
+        maxRequestBytes: config.get(NETTY_SERVER_MAX_REQUEST_SIZE),
+        idleTimeoutMs: config.get(NETTY_CONNECTION_MAX_IDLE_TIME),
+        maxInFlightPerConnection: config.get(SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS),
+        requestTimeoutMs: config.get(SLUICE_RPC_SERVER_REQUEST_TIMEOUT),
+        maxConnections: config.get(SLUICE_RPC_SERVER_MAX_CONNECTIONS),
+        shutdownTimeoutMs: config.get(SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT),
+        logger: this.#deps.logger ?? SILENT_LOGGER,
+      })
+      server.registerAll(admin).registerAll(own as Partial<Handlers>)
+      this.#servers.push(server)
+      const address = await server.start()
+      bound.push({ listenerName: l.listenerName, host: l.host, port: address.port })
+    }
+    return bound
+  }
+
+  #warn(message: string, error?: unknown): void {
+    const logger = this.#deps.logger ?? SILENT_LOGGER
+    logger.warn(message, error === undefined ? undefined : { error: String(error) })
+  }
+}

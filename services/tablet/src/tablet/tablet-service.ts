@@ -1,0 +1,184 @@
+import type { Configuration } from '@sluice/core/config'
+import { FlussError } from '@sluice/core/errors'
+import { tableBucketKey } from '@sluice/core/metadata'
+import type { ApiRequest, ApiResponseInit, Handler, Handlers, RequestContext } from '@sluice/core/rpc'
+import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ProduceEntry } from '../replica/append-to-log.js'
+import type { WriteResultForBucket } from '../replica/delay/delayed-write.js'
+import type { FetchParams } from '../replica/fetch-types.js'
+import type { ReplicaManager } from '../replica/replica-manager.js'
+import { SLUICE_TABLET_FETCH_MAX_WAIT_TIME } from '../tablet-options.js'
+import {
+  bucketErrorFields,
+  errorFields,
+  toFetchLogResponse,
+  toFetchReqInfos,
+  toNotifyLeaderAndIsrData,
+  toPbTableBucket,
+  toStopReplicaData,
+  toTableBucket,
+} from './rpc-conversions.js'
+import { updateMetadataCache } from './update-metadata.js'
+
+/** The APIs the TabletService itself implements (the read-only admin APIs come from the catalog). */
+export type TabletServiceApi =
+  | 'PRODUCE_LOG'
+  | 'FETCH_LOG'
+  | 'LIST_OFFSETS'
+  | 'INIT_WRITER'
+  | 'NOTIFY_LEADER_AND_ISR'
+  | 'STOP_REPLICA'
+  | 'UPDATE_METADATA'
+  | 'GET_TABLE_STATS'
+
+/** Fluss's wait when a fetch sets min_bytes but not max_wait_ms. */
+const DEFAULT_MAX_WAIT_MS_WHEN_MIN_BYTES_ENABLED = 100
+
+export interface TabletServiceOptions {
+  readonly replicaManager: ReplicaManager
+  readonly catalog: TabletCatalog
+  readonly config: Configuration
+  /** True while this server must not take writes (its membership lease was lost). */
+  readonly writesFenced: () => boolean
+}
+
+/**
+ * The tablet server's RPC surface (Fluss's `TabletService`): each handler translates the protobuf
+ * request, calls the ReplicaManager and builds the response. Per-bucket failures go into the
+ * bucket's error fields; whole-request failures (bad acks, stale coordinator) are thrown.
+ */
+export class TabletService {
+  readonly #options: TabletServiceOptions
+
+  constructor(options: TabletServiceOptions) {
+    this.#options = options
+  }
+
+  handlers(): Handlers<TabletServiceApi> {
+    return {
+      PRODUCE_LOG: (r: ApiRequest<'PRODUCE_LOG'>) => this.produceLog(r),
+      FETCH_LOG: (r: ApiRequest<'FETCH_LOG'>, ctx: RequestContext) => this.fetchLog(r, ctx.signal),
+      LIST_OFFSETS: (r: ApiRequest<'LIST_OFFSETS'>) => this.listOffsets(r),
+      INIT_WRITER: () => this.initWriter(),
+      NOTIFY_LEADER_AND_ISR: (r: ApiRequest<'NOTIFY_LEADER_AND_ISR'>) => this.notifyLeaderAndIsr(r),
+      STOP_REPLICA: (r: ApiRequest<'STOP_REPLICA'>) => this.stopReplica(r),
+      UPDATE_METADATA: (r: ApiRequest<'UPDATE_METADATA'>) => this.updateMetadata(r),
+      GET_TABLE_STATS: (r: ApiRequest<'GET_TABLE_STATS'>) => this.getTableStats(r),
+    } satisfies { [K in TabletServiceApi]: Handler<K> }
+  }
+
+  async produceLog(request: ApiRequest<'PRODUCE_LOG'>): Promise<ApiResponseInit<'PRODUCE_LOG'>> {
+    const byBucket = new Map<string, ProduceEntry>()
+    for (const b of request.bucketsReq) {
+      const tableBucket = toTableBucket(request.tableId, b.partitionId, b.bucketId)
+      byBucket.set(tableBucketKey(tableBucket), { tableBucket, records: b.records })
+    }
+    const entries = [...byBucket.values()]
+    const results: WriteResultForBucket[] = this.#options.writesFenced()
+      ? entries.map(e => ({
+          tableBucket: e.tableBucket,
+          error: new FlussError('NOT_LEADER_OR_FOLLOWER', 'this tablet server lost its membership lease'),
+        }))
+      : await this.#options.replicaManager.appendRecordsToLog(request.timeoutMs, request.acks, entries)
+    return {
+      bucketsResp: results.map(r => ({
+        partitionId: r.tableBucket.partitionId ?? null,
+        bucketId: r.tableBucket.bucket,
+        ...(r.error === undefined ? { baseOffset: r.baseOffset ?? null } : errorFields(r.error)),
+      })),
+    }
+  }
+
+  async fetchLog(
+    request: ApiRequest<'FETCH_LOG'>,
+    signal?: AbortSignal,
+  ): Promise<ApiResponseInit<'FETCH_LOG'>> {
+    const maxWaitCapMs = this.#options.config.get(SLUICE_TABLET_FETCH_MAX_WAIT_TIME)
+    const minBytes = request.minBytes ?? -1
+    const askedWaitMs =
+      request.minBytes === null ? 0 : (request.maxWaitMs ?? DEFAULT_MAX_WAIT_MS_WHEN_MIN_BYTES_ENABLED)
+    const params: FetchParams = {
+      replicaId: request.followerServerId,
+      maxBytes: Math.max(0, request.maxBytes),
+      minBytes,
+      maxWaitMs: Math.min(Math.max(0, askedWaitMs), maxWaitCapMs),
+    }
+    const results = await this.#options.replicaManager.fetchLogRecords(
+      params,
+      toFetchReqInfos(request),
+      signal,
+    )
+    return { tablesResp: toFetchLogResponse(results) }
+  }
+
+  async listOffsets(request: ApiRequest<'LIST_OFFSETS'>): Promise<ApiResponseInit<'LIST_OFFSETS'>> {
+    const buckets = request.bucketId.map(b => toTableBucket(request.tableId, request.partitionId, b))
+    const results = await this.#options.replicaManager.listOffsets(
+      {
+        followerServerId: request.followerServerId,
+        offsetType: request.offsetType,
+        startTimestamp: request.startTimestamp,
+      },
+      buckets,
+    )
+    return {
+      bucketsResp: results.map(r => ({
+        bucketId: r.tableBucket.bucket,
+        ...(r.error === undefined ? { offset: r.value ?? null } : errorFields(r.error)),
+      })),
+    }
+  }
+
+  async initWriter(): Promise<ApiResponseInit<'INIT_WRITER'>> {
+    return { writerId: await this.#options.catalog.allocateWriterId() }
+  }
+
+  async notifyLeaderAndIsr(
+    request: ApiRequest<'NOTIFY_LEADER_AND_ISR'>,
+  ): Promise<ApiResponseInit<'NOTIFY_LEADER_AND_ISR'>> {
+    const results = await this.#options.replicaManager.becomeLeaderOrFollower(
+      request.coordinatorEpoch,
+      toNotifyLeaderAndIsrData(request),
+    )
+    return {
+      notifyBucketsLeaderResp: results.map(r => ({
+        tableBucket: toPbTableBucket(r.tableBucket),
+        ...bucketErrorFields(r),
+      })),
+    }
+  }
+
+  async stopReplica(request: ApiRequest<'STOP_REPLICA'>): Promise<ApiResponseInit<'STOP_REPLICA'>> {
+    const results = await this.#options.replicaManager.stopReplicas(
+      request.coordinatorEpoch,
+      toStopReplicaData(request),
+    )
+    return {
+      stopReplicasResp: results.map(r => ({
+        tableBucket: toPbTableBucket(r.tableBucket),
+        ...bucketErrorFields(r),
+      })),
+    }
+  }
+
+  async updateMetadata(request: ApiRequest<'UPDATE_METADATA'>): Promise<ApiResponseInit<'UPDATE_METADATA'>> {
+    const manager = this.#options.replicaManager
+    await manager.stateChanges.run(() => {
+      manager.validateAndApplyCoordinatorEpoch(request.coordinatorEpoch ?? 0, 'updateMetadata')
+      updateMetadataCache(manager.metadataCache, request)
+    })
+    return {}
+  }
+
+  async getTableStats(request: ApiRequest<'GET_TABLE_STATS'>): Promise<ApiResponseInit<'GET_TABLE_STATS'>> {
+    const buckets = request.bucketsReq.map(b => toTableBucket(request.tableId, b.partitionId, b.bucketId))
+    const results = this.#options.replicaManager.getTableStats(buckets)
+    return {
+      bucketsResp: results.map(r => ({
+        partitionId: r.tableBucket.partitionId ?? null,
+        bucketId: r.tableBucket.bucket,
+        ...(r.error === undefined ? { rowCount: r.value ?? null } : errorFields(r.error)),
+      })),
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { parseListeners } from '@sluice/core/catalog'
+import type { ApiRequest } from '@sluice/core/rpc'
+import type { TabletMetadataCache } from '../replica/tablet-metadata-cache.js'
+
+/**
+ * Applies an UPDATE_METADATA to the cache: tablet server endpoints (from `listeners` when given,
+ * else host/port on the default listener) and the tables, partitions and bucket counts it names.
+ */
+export function updateMetadataCache(
+  cache: TabletMetadataCache,
+  request: ApiRequest<'UPDATE_METADATA'>,
+): void {
+  for (const node of request.tabletServers) {
+    const fromListeners = node.listeners === null ? [] : listenersOrNone(node.listeners)
+    const endpoints =
+      fromListeners.length > 0 ? fromListeners : [{ listenerName: 'FLUSS', host: node.host, port: node.port }]
+    cache.setServer(node.nodeId, endpoints)
+  }
+  for (const table of request.tableMetadata) {
+    cache.addTable(table.tableId, bucketCount(table.bucketMetadata))
+  }
+  for (const partition of request.partitionMetadata) {
+    cache.addPartition(partition.tableId, partition.partitionId, bucketCount(partition.bucketMetadata))
+  }
+}
+
+function bucketCount(buckets: readonly { bucketId: number }[]): number {
+  let count = 0
+  for (const b of buckets) count = Math.max(count, b.bucketId + 1)
+  return count
+}
+
+/** A malformed `listeners` value falls back to the node's host/port. */
+function listenersOrNone(text: string) {
+  try {
+    return parseListeners(text, 'UpdateMetadata listeners')
+  } catch {
+    return []
+  }
+}
