@@ -215,6 +215,8 @@ export class ServerChannel {
     const finishing = this.#state === 'draining' || this.#readEnded
     if (finishing && this.#inFlight === 0 && this.#backlog.length === 0 && !this.#socket.writableEnded) {
       this.#socket.end()
+      // Keep reading (and discarding, see #onData) so the peer's FIN is seen and 'close' fires.
+      if (this.#socket.isPaused()) this.#socket.resume()
     }
   }
 

@@ -326,3 +326,44 @@ async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void
     await new Promise(r => setTimeout(r, 2))
   }
 }
+
+describe('RpcServer shutdown', () => {
+  it('closes promptly when a request arrives while draining and the peer then closes', async () => {
+    const release = deferred()
+    const { server, port } = await startServer({}, s =>
+      s.register('PRODUCE_LOG', async () => {
+        await release.promise
+        return { bucketsResp: [] }
+      }),
+    )
+    const c = await raw(port)
+    c.send(...encodeRequest({ apiKey: 1014, apiVersion: 0, requestId: 1 }, ProduceLogRequest, produce(0)))
+    await new Promise(r => setTimeout(r, 50))
+    const closing = server.close(60_000)
+    // Arrives on the paused socket after draining began; it is never answered.
+    c.send(...encodeRequest({ apiKey: 1014, apiVersion: 0, requestId: 2 }, ProduceLogRequest, produce(1)))
+    await new Promise(r => setTimeout(r, 50))
+    release.resolve()
+    const frame = await c.nextFrame()
+    expect(frame.type === 2 ? -1 : frame.requestId).toBe(1)
+    c.end()
+    // Before the fix the server never read the peer's FIN and waited the whole 60 s deadline.
+    await closing
+  }, 15_000)
+
+  it('uses the configured shutdown timeout when close() is called without one', async () => {
+    const never = deferred()
+    const { server, port } = await startServer({ shutdownTimeoutMs: 200 }, s =>
+      s.register('PRODUCE_LOG', async () => {
+        await never.promise
+        return { bucketsResp: [] }
+      }),
+    )
+    const connection = await client(port)
+    const pending = connection.request('PRODUCE_LOG', produce(0)).catch(e => e)
+    await new Promise(r => setTimeout(r, 50))
+    await server.close()
+    expect(await pending).toBeInstanceOf(FlussError)
+    never.resolve()
+  }, 15_000)
+})

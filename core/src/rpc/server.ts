@@ -164,7 +164,8 @@ export class RpcServer {
     const listenerClosed = new Promise<void>(resolve => server.close(() => resolve()))
     const channels = [...this.#channels]
     for (const channel of channels) channel.drain()
-    const deadlineMs = timeoutMs ?? (SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT.defaultValue as number)
+    const deadlineMs =
+      timeoutMs ?? this.#options.shutdownTimeoutMs ?? (SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT.defaultValue as number)
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<void>(resolve => {
       timer = setTimeout(resolve, deadlineMs)
