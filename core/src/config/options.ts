@@ -8,6 +8,7 @@ import { LOG_OPTIONS } from './options-log.js'
 import { SCANNER_OPTIONS } from './options-scanner.js'
 import { SERVER_OPTIONS } from './options-server.js'
 import { SLUICE_OPTIONS } from './options-sluice.js'
+import { TABLET_OPTIONS } from './options-tablet.js'
 import { TABLE_OPTIONS } from './options-table.js'
 
 export * from './options-client.js'
@@ -19,6 +20,7 @@ export * from './options-log.js'
 export * from './options-scanner.js'
 export * from './options-server.js'
 export * from './options-sluice.js'
+export * from './options-tablet.js'
 export * from './options-table.js'
 
 /** Every option Sluice supports, in documentation order. */
@@ -33,6 +35,7 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   ...GATEWAY_OPTIONS,
   ...SLUICE_OPTIONS,
   ...RPC_OPTIONS,
+  ...TABLET_OPTIONS,
 ]
 
 export const SCOPES: readonly OptionScope[] = ['table', 'cluster', 'server', 'client', 'gateway', 'local']

@@ -13,9 +13,9 @@ import { tableBucketKey, tableBucketToString } from '@sluice/core/metadata'
 import type { TabletCatalog } from '../catalog/tablet-catalog.js'
 import { type Clock, LogTablet, type LogTabletOptions, SerialExecutor } from '../log/index.js'
 import {
-  SLUICE_TABLET_LOG_MAX_QUEUED_OPERATIONS,
-  SLUICE_TABLET_MAX_DELAYED_OPERATIONS,
-} from '../tablet-options.js'
+  SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS,
+  SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS,
+} from '@sluice/core/config'
 import { appendRecordsToLog, type ProduceEntry } from './append-to-log.js'
 import type { DelayedFetchLog } from './delay/delayed-fetch-log.js'
 import { DelayedOperationManager } from './delay/delayed-operation-manager.js'
@@ -72,7 +72,7 @@ export class ReplicaManager {
     this.catalog = options.catalog
     this.metadataCache = options.metadataCache
     this.schemas = new SchemaCache(options.catalog)
-    const maxDelayed = options.config.get(SLUICE_TABLET_MAX_DELAYED_OPERATIONS)
+    const maxDelayed = options.config.get(SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS)
     this.delayedWrites = new DelayedOperationManager('delayed writes', maxDelayed)
     this.delayedFetches = new DelayedOperationManager('delayed fetches', maxDelayed)
     this.stateChanges = new SerialExecutor(maxDelayed, 'replica state changes')
@@ -250,7 +250,7 @@ export class ReplicaManager {
       indexBytes: config.get(LOG_INDEX_FILE_SIZE),
       writerExpirationMs: config.get(SERVER_WRITER_ID_EXPIRATION_TIME),
       highWatermarkCheckpointIntervalMs: config.get(LOG_REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL),
-      maxQueuedOperations: config.get(SLUICE_TABLET_LOG_MAX_QUEUED_OPERATIONS),
+      maxQueuedOperations: config.get(SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS),
       clock,
       name,
     }

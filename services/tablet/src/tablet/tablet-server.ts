@@ -23,7 +23,7 @@ import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
 import { ReplicaManager } from '../replica/replica-manager.js'
 import { TabletMetadataCache } from '../replica/tablet-metadata-cache.js'
-import { SLUICE_TABLET_LEASE_REGISTER_TIMEOUT } from '../tablet-options.js'
+import { SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT } from '@sluice/core/config'
 import { createFetcherManager } from './fetcher-wiring.js'
 import { ServerLeaseKeeper } from './server-lease.js'
 import { TabletService } from './tablet-service.js'
@@ -110,7 +110,7 @@ export class TabletServer {
         {
           leaseDurationMs: config.get(SLUICE_TABLET_SERVER_LEASE_DURATION),
           heartbeatIntervalMs: config.get(SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL),
-          registerTimeoutMs: config.get(SLUICE_TABLET_LEASE_REGISTER_TIMEOUT),
+          registerTimeoutMs: config.get(SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT),
         },
         this.#deps.clock ?? SYSTEM_CLOCK,
         (message, error) => this.#warn(message, error),

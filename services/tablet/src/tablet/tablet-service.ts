@@ -7,7 +7,7 @@ import type { ProduceEntry } from '../replica/append-to-log.js'
 import type { WriteResultForBucket } from '../replica/delay/delayed-write.js'
 import type { FetchParams } from '../replica/fetch-types.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
-import { SLUICE_TABLET_FETCH_MAX_WAIT_TIME } from '../tablet-options.js'
+import { SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME } from '@sluice/core/config'
 import {
   bucketErrorFields,
   errorFields,
@@ -93,7 +93,7 @@ export class TabletService {
     request: ApiRequest<'FETCH_LOG'>,
     signal?: AbortSignal,
   ): Promise<ApiResponseInit<'FETCH_LOG'>> {
-    const maxWaitCapMs = this.#options.config.get(SLUICE_TABLET_FETCH_MAX_WAIT_TIME)
+    const maxWaitCapMs = this.#options.config.get(SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME)
     const minBytes = request.minBytes ?? -1
     const askedWaitMs =
       request.minBytes === null ? 0 : (request.maxWaitMs ?? DEFAULT_MAX_WAIT_MS_WHEN_MIN_BYTES_ENABLED)

@@ -20,7 +20,6 @@ import type { Row } from '@sluice/core/row'
 import { ServerConnection } from '@sluice/core/rpc'
 import { DataTypes, type RowType } from '@sluice/core/types'
 import { CatalogTabletCatalog } from '../catalog/catalog-tablet-catalog.js'
-import { TABLET_SERVER_SLUICE_OPTIONS } from '../tablet-options.js'
 import { TabletServer } from './tablet-server.js'
 
 /** Test scaffolding for tablet server tests: a log table, real batches, servers on loopback. */
@@ -116,7 +115,6 @@ export class TestCluster {
     dataDir?: string,
     extra: Record<string, unknown> = {},
   ): Promise<TabletServer> {
-    const local = new Map(TABLET_SERVER_SLUICE_OPTIONS.map(o => [o.key, o]))
     const config = Configuration.load({
       [BIND_LISTENERS.key]: 'FLUSS://127.0.0.1:0',
       [TABLET_SERVER_ID.key]: serverId,
@@ -126,13 +124,9 @@ export class TestCluster {
       [SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL.key]: '1s',
       // Peers' pooled connections may hold a stopping server's listener until this passes.
       [SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT.key]: '200ms',
-      ...Object.fromEntries(Object.entries(extra).filter(([k]) => !local.has(k))),
+      ...extra,
     })
     // Options not (yet) in the core registry are set directly.
-    for (const [k, v] of Object.entries(extra)) {
-      const opt = local.get(k)
-      if (opt !== undefined) config.set(opt, v as string)
-    }
     const server = new TabletServer({
       config,
       catalog: this.catalog,

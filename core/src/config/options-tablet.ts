@@ -1,12 +1,11 @@
-import { type ConfigOption, option } from '@sluice/core/config'
+import { type ConfigOption, option } from './option.js'
 
 /**
  * Tablet server limits that Fluss has no key for (Fluss bounds them through its thread pools and
- * purgatory sizes). They are read with `Configuration.get`, so their defaults apply everywhere;
- * setting them in a config file needs them in the core registry (`ALL_OPTIONS`).
+ * purgatory sizes).
  */
 
-export const SLUICE_TABLET_FETCH_MAX_WAIT_TIME: ConfigOption<number> = option(
+export const SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME: ConfigOption<number> = option(
   'sluice.tablet-server.fetch.max-wait-time',
 )
   .duration()
@@ -17,7 +16,7 @@ export const SLUICE_TABLET_FETCH_MAX_WAIT_TIME: ConfigOption<number> = option(
     'Longest a FETCH_LOG request may be parked waiting for data (its max_wait_ms is capped to this).',
   )
 
-export const SLUICE_TABLET_MAX_DELAYED_OPERATIONS: ConfigOption<number> = option(
+export const SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS: ConfigOption<number> = option(
   'sluice.tablet-server.max-delayed-operations',
 )
   .int()
@@ -29,7 +28,7 @@ export const SLUICE_TABLET_MAX_DELAYED_OPERATIONS: ConfigOption<number> = option
       'fetch is answered at once and an acks=all write fails with a retriable error.',
   )
 
-export const SLUICE_TABLET_LOG_MAX_QUEUED_OPERATIONS: ConfigOption<number> = option(
+export const SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS: ConfigOption<number> = option(
   'sluice.tablet-server.log.max-queued-operations',
 )
   .int()
@@ -40,7 +39,7 @@ export const SLUICE_TABLET_LOG_MAX_QUEUED_OPERATIONS: ConfigOption<number> = opt
     'Appends and other mutations queued on one bucket log; more are refused with a retriable error.',
   )
 
-export const SLUICE_TABLET_LEASE_REGISTER_TIMEOUT: ConfigOption<number> = option(
+export const SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT: ConfigOption<number> = option(
   'sluice.tablet-server.lease-register-timeout',
 )
   .duration()
@@ -51,9 +50,9 @@ export const SLUICE_TABLET_LEASE_REGISTER_TIMEOUT: ConfigOption<number> = option
     'How long a starting tablet server waits for the lease of a previous incarnation with its id to lapse.',
   )
 
-export const TABLET_SERVER_SLUICE_OPTIONS = [
-  SLUICE_TABLET_FETCH_MAX_WAIT_TIME,
-  SLUICE_TABLET_MAX_DELAYED_OPERATIONS,
-  SLUICE_TABLET_LOG_MAX_QUEUED_OPERATIONS,
-  SLUICE_TABLET_LEASE_REGISTER_TIMEOUT,
-] as const
+export const TABLET_OPTIONS: readonly ConfigOption<number>[] = [
+  SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME,
+  SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS,
+  SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS,
+  SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT,
+]
