@@ -89,6 +89,12 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
+  // Started by a local cluster: stop when the parent goes away (its end of our stdin closes).
+  if (process.env.SLUICE_EXIT_WITH_PARENT === '1') {
+    process.stdin.on('end', () => stop('parent exit'))
+    process.stdin.on('error', () => stop('parent exit'))
+    process.stdin.resume()
+  }
 }
 
 main().catch(e => {
