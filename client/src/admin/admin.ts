@@ -1,0 +1,224 @@
+import { FlussError } from '@sluice/core/errors'
+import {
+  type DatabaseDescriptor,
+  type DatabaseInfo,
+  databaseDescriptor,
+  databaseDescriptorFromJson,
+  databaseDescriptorToJson,
+  type Schema,
+  schemaFromJson,
+  type TableDescriptor,
+  TableInfo,
+  type TablePath,
+  tableDescriptorFromJson,
+  tableDescriptorToJson,
+  validateDatabaseName,
+  validateTablePath,
+} from '@sluice/core/metadata'
+import type { ServerNode } from '../metadata/cluster.js'
+import type { MetadataUpdater } from '../metadata/metadata-updater.js'
+import { listBucketOffsets, type OffsetSpec } from './list-offsets.js'
+import {
+  type PartitionInfo,
+  type PartitionSpecInput,
+  partitionInfoOf,
+  toPbPartitionSpec,
+} from './partition-info.js'
+
+/** A schema version of a table. */
+export interface SchemaInfo {
+  readonly schemaId: number
+  readonly schema: Schema
+}
+
+const pbPath = (p: TablePath) => ({ databaseName: p.databaseName, tableName: p.tableName })
+
+/**
+ * Cluster administration (Fluss's `Admin`): databases, tables, partitions and offsets. DDL goes to the
+ * coordinator named in the metadata; read-only calls go to any server. Every failure is a FlussError
+ * carrying the server's Fluss error code.
+ */
+export class Admin {
+  readonly #metadata: MetadataUpdater
+  readonly #requestTimeoutMs: number
+
+  constructor(metadata: MetadataUpdater, requestTimeoutMs: number) {
+    this.#metadata = metadata
+    this.#requestTimeoutMs = requestTimeoutMs
+  }
+
+  /** The coordinator and tablet servers currently known. */
+  async getServerNodes(): Promise<ServerNode[]> {
+    const cluster = await this.#metadata.update({})
+    const nodes = [...cluster.tabletServers.values()]
+    return cluster.coordinator === undefined ? nodes : [cluster.coordinator, ...nodes]
+  }
+
+  async createDatabase(
+    name: string,
+    descriptor: DatabaseDescriptor = databaseDescriptor(),
+    ignoreIfExists = false,
+  ): Promise<void> {
+    validateDatabaseName(name)
+    const databaseJson = Buffer.from(databaseDescriptorToJson(descriptor))
+    await this.#metadata.requestCoordinator('CREATE_DATABASE', {
+      databaseName: name,
+      ignoreIfExists,
+      databaseJson,
+    })
+  }
+
+  async dropDatabase(name: string, ignoreIfNotExists = false, cascade = false): Promise<void> {
+    await this.#metadata.requestCoordinator('DROP_DATABASE', {
+      databaseName: name,
+      ignoreIfNotExists,
+      cascade,
+    })
+  }
+
+  async listDatabases(): Promise<string[]> {
+    const response = await this.#metadata.requestAnyServer('LIST_DATABASES', { includeSummary: false })
+    return response.databaseName
+  }
+
+  async databaseExists(name: string): Promise<boolean> {
+    const response = await this.#metadata.requestAnyServer('DATABASE_EXISTS', { databaseName: name })
+    return response.exists
+  }
+
+  async getDatabaseInfo(name: string): Promise<DatabaseInfo> {
+    const response = await this.#metadata.requestAnyServer('GET_DATABASE_INFO', { databaseName: name })
+    return {
+      databaseName: name,
+      descriptor: databaseDescriptorFromJson(response.databaseJson),
+      createdTime: response.createdTime,
+      modifiedTime: response.modifiedTime,
+    }
+  }
+
+  async createTable(path: TablePath, descriptor: TableDescriptor, ignoreIfExists = false): Promise<void> {
+    validateTablePath(path)
+    const tableJson = Buffer.from(tableDescriptorToJson(descriptor))
+    await this.#metadata.requestCoordinator('CREATE_TABLE', {
+      tablePath: pbPath(path),
+      tableJson,
+      ignoreIfExists,
+    })
+  }
+
+  async dropTable(path: TablePath, ignoreIfNotExists = false): Promise<void> {
+    await this.#metadata.requestCoordinator('DROP_TABLE', { tablePath: pbPath(path), ignoreIfNotExists })
+    this.#metadata.forgetTable(path)
+  }
+
+  async getTableInfo(path: TablePath): Promise<TableInfo> {
+    const response = await this.#metadata.requestAnyServer('GET_TABLE_INFO', { tablePath: pbPath(path) })
+    const descriptor = tableDescriptorFromJson(response.tableJson)
+    return TableInfo.of(
+      path,
+      response.tableId,
+      response.schemaId,
+      descriptor,
+      response.createdTime,
+      response.modifiedTime,
+    )
+  }
+
+  async tableExists(path: TablePath): Promise<boolean> {
+    const response = await this.#metadata.requestAnyServer('TABLE_EXISTS', { tablePath: pbPath(path) })
+    return response.exists
+  }
+
+  async listTables(databaseName: string): Promise<string[]> {
+    const response = await this.#metadata.requestAnyServer('LIST_TABLES', { databaseName })
+    return response.tableName
+  }
+
+  /** A schema of the table: the latest, or the version `schemaId`. */
+  async getTableSchema(path: TablePath, schemaId?: number): Promise<SchemaInfo> {
+    const request = { tablePath: pbPath(path), schemaId: schemaId ?? null }
+    const response = await this.#metadata.requestAnyServer('GET_TABLE_SCHEMA', request)
+    return { schemaId: response.schemaId, schema: schemaFromJson(response.schemaJson, 'SCHEMA_NOT_EXIST') }
+  }
+
+  /** Partitions of a partitioned table, optionally only those matching a partial spec. */
+  async listPartitionInfos(path: TablePath, partialSpec?: PartitionSpecInput): Promise<PartitionInfo[]> {
+    const request = {
+      tablePath: pbPath(path),
+      partialPartitionSpec: partialSpec === undefined ? null : toPbPartitionSpec(partialSpec),
+    }
+    const response = await this.#metadata.requestAnyServer('LIST_PARTITION_INFOS', request)
+    return response.partitionsInfo.map(partitionInfoOf)
+  }
+
+  async createPartition(path: TablePath, spec: PartitionSpecInput, ignoreIfExists = false): Promise<void> {
+    const request = {
+      tablePath: pbPath(path),
+      partitionSpec: toPbPartitionSpec(spec),
+      ignoreIfNotExists: ignoreIfExists,
+    }
+    await this.#metadata.requestCoordinator('CREATE_PARTITION', request)
+  }
+
+  async dropPartition(path: TablePath, spec: PartitionSpecInput, ignoreIfNotExists = false): Promise<void> {
+    const request = { tablePath: pbPath(path), partitionSpec: toPbPartitionSpec(spec), ignoreIfNotExists }
+    await this.#metadata.requestCoordinator('DROP_PARTITION', request)
+  }
+
+  /**
+   * One offset per bucket (bucket id → offset) of a table, or of one partition of a partitioned
+   * table: 'earliest' (log start), 'latest' (high watermark) or the first offset committed at or
+   * after `{ timestamp }`.
+   */
+  async listOffsets(
+    path: TablePath,
+    buckets: readonly number[],
+    spec: OffsetSpec,
+    partitionName?: string,
+  ): Promise<Map<number, number>> {
+    const info = await this.getTableInfo(path)
+    for (const b of buckets) {
+      if (!Number.isInteger(b) || b < 0 || b >= info.numBuckets) {
+        throw new FlussError(
+          'INVALID_REQUEST',
+          `Bucket ${b} is outside 0..${info.numBuckets - 1} of ${path.databaseName}.${path.tableName}`,
+        )
+      }
+    }
+    const partitionId = await this.#partitionId(info, partitionName)
+    const target =
+      partitionId === undefined
+        ? { tablePath: path, tableId: info.tableId }
+        : { tablePath: path, tableId: info.tableId, partitionId }
+    return listBucketOffsets(this.#metadata, target, buckets, spec, this.#requestTimeoutMs)
+  }
+
+  async #partitionId(info: TableInfo, partitionName: string | undefined): Promise<number | undefined> {
+    if (!info.isPartitioned) {
+      if (partitionName === undefined) return undefined
+      throw new FlussError(
+        'TABLE_NOT_PARTITIONED_EXCEPTION',
+        `Table ${info.tablePath.databaseName}.${info.tablePath.tableName} is not partitioned`,
+      )
+    }
+    if (partitionName === undefined) {
+      throw new FlussError(
+        'PARTITION_SPEC_INVALID_EXCEPTION',
+        'A partition name is required for a partitioned table',
+      )
+    }
+    const known = this.#metadata.cluster.partitionId(info.tableId, partitionName)
+    if (known !== undefined) return known
+    const cluster = await this.#metadata.update({
+      tables: [info.tablePath],
+      partitions: [{ tablePath: info.tablePath, partitionName }],
+    })
+    const id = cluster.partitionId(info.tableId, partitionName)
+    if (id === undefined)
+      throw new FlussError(
+        'PARTITION_NOT_EXISTS',
+        `Partition ${partitionName} of ${info.tablePath.databaseName}.${info.tablePath.tableName} does not exist`,
+      )
+    return id
+  }
+}

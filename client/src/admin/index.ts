@@ -1,0 +1,3 @@
+export * from './admin.js'
+export * from './list-offsets.js'
+export * from './partition-info.js'

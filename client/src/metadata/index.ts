@@ -1,0 +1,2 @@
+export * from './cluster.js'
+export * from './metadata-updater.js'

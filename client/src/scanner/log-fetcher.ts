@@ -1,0 +1,326 @@
+import { FlussError, toFlussError } from '@sluice/core/errors'
+import { type TableBucket, type TableInfo, tableBucket, tableBucketKey } from '@sluice/core/metadata'
+import type { FetchLogResponse } from '@sluice/core/rpc'
+import type { ScannerOptions } from '../client-options.js'
+import type { ServerNode } from '../metadata/cluster.js'
+import type { MetadataUpdater } from '../metadata/metadata-updater.js'
+import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
+import { type BatchDecoderOptions, CompletedFetch } from './completed-fetch.js'
+import {
+  EARLIEST_OFFSET,
+  earliestOffsets,
+  fetchError,
+  fetchLogRequest,
+  REFRESH_ERRORS,
+} from './fetch-log-request.js'
+import { type ScanRecord, ScanRecords } from './scan-records.js'
+
+/** What a fetcher reads: the table, its projection, and the connection's metadata and options. */
+export interface FetchContext {
+  readonly metadata: MetadataUpdater
+  readonly info: TableInfo
+  readonly options: ScannerOptions
+  readonly requestTimeoutMs: number
+  /** Ascending column indexes pushed down to the server, or undefined for every column. */
+  readonly projectedFields: readonly number[] | undefined
+  readonly decoder: BatchDecoderOptions
+}
+
+/** A subscribed bucket and the next offset to read from it. */
+export interface Subscription {
+  readonly bucket: TableBucket
+  offset: number
+  highWatermark: number
+}
+
+/**
+ * Fetches the subscribed buckets of one table (Fluss's `LogFetcher`): one FETCH_LOG per leader with
+ * all its buckets, at most one in flight per leader, and at most one unconsumed answer buffered per
+ * bucket (a bucket with buffered records is not fetched again), which bounds memory by
+ * `client.scanner.log.fetch.max-bytes` per leader. Answers are decoded lazily by `collect`.
+ */
+export class LogFetcher {
+  readonly #ctx: FetchContext
+  readonly #subscriptions = new Map<string, Subscription>()
+  readonly #buffer: CompletedFetch[] = []
+  readonly #buffered = new Set<string>()
+  readonly #pendingNodes = new Set<number>()
+  /** Consecutive failed fetches per leader, and until when that leader is not fetched from. */
+  readonly #nodeBackoff = new Map<number, { failures: number; untilMs: number }>()
+  #refreshing = false
+  #lastRefreshMs = 0
+  #resolving = false
+  #pendingError: FlussError | undefined
+  #waiter: (() => void) | undefined
+  #timer: NodeJS.Timeout | undefined
+  #closed = false
+
+  constructor(ctx: FetchContext) {
+    this.#ctx = ctx
+  }
+
+  get subscribedBuckets(): TableBucket[] {
+    return [...this.#subscriptions.values()].map(s => s.bucket)
+  }
+
+  /** The next offset to read for a bucket (EARLIEST_OFFSET while unresolved), or undefined. */
+  offsetOf(bucket: TableBucket): number | undefined {
+    return this.#subscriptions.get(tableBucketKey(bucket))?.offset
+  }
+
+  subscribe(bucket: TableBucket, offset: number): void {
+    const key = tableBucketKey(bucket)
+    this.#dropBuffered(key)
+    this.#subscriptions.set(key, { bucket, offset, highWatermark: -1 })
+  }
+
+  unsubscribe(bucket: TableBucket): void {
+    const key = tableBucketKey(bucket)
+    this.#dropBuffered(key)
+    this.#subscriptions.delete(key)
+  }
+
+  /** Sends a fetch to every leader that has fetchable buckets and no fetch in flight. */
+  sendFetches(): void {
+    if (this.#closed) return
+    this.#resolveEarliest()
+    const cluster = this.#ctx.metadata.cluster
+    const nowMs = Date.now()
+    const byLeader = new Map<ServerNode, Subscription[]>()
+    let unknownLeader = false
+    for (const [key, sub] of this.#subscriptions) {
+      if (sub.offset < 0 || this.#buffered.has(key)) continue
+      const leader = cluster.leaderFor(sub.bucket)
+      if (leader === undefined) {
+        unknownLeader = true
+        continue
+      }
+      if (this.#pendingNodes.has(leader.id)) continue
+      const backoffUntilMs = this.#nodeBackoff.get(leader.id)?.untilMs ?? 0
+      if (backoffUntilMs > nowMs) {
+        this.#notifyAt(backoffUntilMs)
+        continue
+      }
+      const list = byLeader.get(leader)
+      if (list === undefined) byLeader.set(leader, [sub])
+      else list.push(sub)
+    }
+    if (unknownLeader) this.#refresh()
+    for (const [leader, subs] of byLeader) this.#fetch(leader, subs)
+  }
+
+  /** Takes up to `max` buffered records; throws a bucket's fetch error when it comes first. */
+  collect(max: number): ScanRecords {
+    if (this.#pendingError !== undefined) {
+      const error = this.#pendingError
+      this.#pendingError = undefined
+      throw error
+    }
+    const byBucket = new Map<string, { bucket: TableBucket; records: ScanRecord[] }>()
+    let remaining = max
+    while (remaining > 0 && this.#buffer.length > 0) {
+      const fetch = this.#buffer[0]
+      const key = tableBucketKey(fetch.tableBucket)
+      const sub = this.#subscriptions.get(key)
+      if (sub === undefined || sub.offset !== fetch.nextFetchOffset) {
+        this.#shiftBuffer()
+        continue
+      }
+      if (fetch.failed) {
+        if (byBucket.size > 0) break
+        this.#shiftBuffer()
+        throw fetch.error
+      }
+      const records = fetch.take(remaining)
+      sub.offset = fetch.nextFetchOffset
+      if (records.length > 0) {
+        const entry = byBucket.get(key)
+        if (entry === undefined) byBucket.set(key, { bucket: sub.bucket, records })
+        else for (const r of records) entry.records.push(r)
+        remaining -= records.length
+      }
+      if (fetch.isConsumed) this.#shiftBuffer()
+    }
+    return byBucket.size === 0 ? ScanRecords.EMPTY : new ScanRecords(byBucket)
+  }
+
+  /** Resolves at the next fetch answer, metadata refresh or offset lookup, at `wakeup()`, or after `timeoutMs`. */
+  waitForProgress(timeoutMs: number): Promise<void> {
+    if (this.#buffer.length > 0 || this.#pendingError !== undefined || this.#closed) return Promise.resolve()
+    return new Promise(resolve => {
+      const done = (): void => {
+        clearTimeout(timer)
+        if (this.#waiter === done) this.#waiter = undefined
+        resolve()
+      }
+      const timer = setTimeout(done, timeoutMs)
+      this.#waiter = done
+    })
+  }
+
+  /** Ends a `waitForProgress` early. */
+  wakeup(): void {
+    const waiter = this.#waiter
+    this.#waiter = undefined
+    waiter?.()
+  }
+
+  close(): void {
+    this.#closed = true
+    clearTimeout(this.#timer)
+    this.#buffer.length = 0
+    this.#buffered.clear()
+    this.wakeup()
+  }
+
+  #fetch(leader: ServerNode, subs: readonly Subscription[]): void {
+    const request = fetchLogRequest(this.#ctx, subs)
+    const offsets = new Map(subs.map(s => [tableBucketKey(s.bucket), s.offset]))
+    this.#pendingNodes.add(leader.id)
+    this.#ctx.metadata
+      .request(leader, 'FETCH_LOG', request)
+      .then(
+        response => {
+          this.#nodeBackoff.delete(leader.id)
+          this.#onResponse(response, offsets)
+        },
+        error => this.#onRequestError(leader, subs, toFlussError(error)),
+      )
+      .finally(() => {
+        this.#pendingNodes.delete(leader.id)
+        this.wakeup()
+      })
+  }
+
+  #onResponse(response: FetchLogResponse, requestedOffsets: ReadonlyMap<string, number>): void {
+    if (this.#closed) return
+    const { info, decoder } = this.#ctx
+    for (const table of response.tablesResp) {
+      if (table.tableId !== info.tableId) continue
+      for (const r of table.bucketsResp) {
+        const bucket = tableBucket(info.tableId, r.bucketId, r.partitionId ?? undefined)
+        const key = tableBucketKey(bucket)
+        const sub = this.#subscriptions.get(key)
+        const fetchOffset = requestedOffsets.get(key)
+        if (
+          sub === undefined ||
+          fetchOffset === undefined ||
+          sub.offset !== fetchOffset ||
+          this.#buffered.has(key)
+        )
+          continue
+        if (r.highWatermark !== null) sub.highWatermark = r.highWatermark
+        let error =
+          r.errorCode === null || r.errorCode === 0
+            ? undefined
+            : FlussError.fromCode(r.errorCode, r.errorMessage)
+        if (error !== undefined && REFRESH_ERRORS.has(error.errorName)) {
+          this.#ctx.metadata.invalidate(info.tableId, bucket.partitionId)
+          this.#refresh()
+          continue
+        }
+        if (error === undefined && r.records === null && r.remoteLogFetchInfo !== null) {
+          error = new FlussError(
+            'UNSUPPORTED_VERSION',
+            `Offset ${fetchOffset} of bucket ${r.bucketId} is only in remote (tiered) log storage, which this client cannot read yet`,
+          )
+        }
+        if (error !== undefined) error = fetchError(error, fetchOffset)
+        if (error === undefined && (r.records === null || r.records.length === 0)) continue
+        this.#buffer.push(
+          new CompletedFetch(bucket, fetchOffset, r.highWatermark ?? -1, r.records, error, decoder),
+        )
+        this.#buffered.add(key)
+      }
+    }
+  }
+
+  #onRequestError(leader: ServerNode, subs: readonly Subscription[], error: FlussError): void {
+    if (this.#closed) return
+    if (!error.retriable) {
+      this.#pendingError = error
+      return
+    }
+    const failures = (this.#nodeBackoff.get(leader.id)?.failures ?? 0) + 1
+    const delayMs = backoffMs(failures, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
+    this.#nodeBackoff.set(leader.id, { failures, untilMs: Date.now() + delayMs })
+    for (const partitionId of new Set(subs.map(s => s.bucket.partitionId)))
+      this.#ctx.metadata.invalidate(this.#ctx.info.tableId, partitionId)
+    this.#refresh()
+  }
+
+  #refresh(): void {
+    if (this.#refreshing || this.#closed) return
+    const nowMs = Date.now()
+    if (nowMs < this.#lastRefreshMs + RETRY_BACKOFF_BASE_MS) {
+      this.#notifyAt(this.#lastRefreshMs + RETRY_BACKOFF_BASE_MS)
+      return
+    }
+    this.#refreshing = true
+    this.#lastRefreshMs = nowMs
+    const { info, metadata } = this.#ctx
+    const partitionIds = [
+      ...new Set(
+        [...this.#subscriptions.values()].map(s => s.bucket.partitionId).filter(p => p !== undefined),
+      ),
+    ]
+    const query =
+      partitionIds.length === 0 ? { tables: [info.tablePath] } : { tables: [info.tablePath], partitionIds }
+    metadata
+      .update(query)
+      .catch(e => {
+        const error = toFlussError(e)
+        if (!error.retriable) this.#pendingError = error
+      })
+      .finally(() => {
+        this.#refreshing = false
+        this.wakeup()
+      })
+  }
+
+  /** Looks up the earliest offset of buckets subscribed "from the beginning". */
+  #resolveEarliest(): void {
+    const pending = [...this.#subscriptions.values()]
+      .filter(s => s.offset === EARLIEST_OFFSET)
+      .map(s => s.bucket)
+    if (this.#resolving || pending.length === 0) return
+    this.#resolving = true
+    const { info, metadata, requestTimeoutMs } = this.#ctx
+    earliestOffsets(metadata, info, pending, requestTimeoutMs)
+      .then(offsets => {
+        for (const [key, offset] of offsets) {
+          const sub = this.#subscriptions.get(key)
+          if (sub?.offset === EARLIEST_OFFSET) sub.offset = offset
+        }
+      })
+      .catch(e => {
+        this.#pendingError = toFlussError(e)
+      })
+      .finally(() => {
+        this.#resolving = false
+        this.wakeup()
+      })
+  }
+
+  #notifyAt(atMs: number): void {
+    if (this.#timer !== undefined || this.#closed) return
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined
+        this.wakeup()
+      },
+      Math.max(0, atMs - Date.now()),
+    )
+  }
+
+  #shiftBuffer(): void {
+    const fetch = this.#buffer.shift()
+    if (fetch !== undefined) this.#buffered.delete(tableBucketKey(fetch.tableBucket))
+  }
+
+  #dropBuffered(key: string): void {
+    const at = this.#buffer.findIndex(f => tableBucketKey(f.tableBucket) === key)
+    if (at >= 0) this.#buffer.splice(at, 1)
+    this.#buffered.delete(key)
+  }
+}

@@ -1,0 +1,2 @@
+export * from './row-converter.js'
+export * from './table.js'

@@ -1,0 +1,89 @@
+import { FlussError } from '@sluice/core/errors'
+import { createValueChecker, type Row, Timestamp, type Value, type ValueChecker } from '@sluice/core/row'
+import type { DataType, RowType } from '@sluice/core/types'
+
+/**
+ * A row as users pass it: values in column order, or an object keyed by column name (absent
+ * columns are null). Values follow the core value model (`@sluice/core/row` Value); as a
+ * convenience BIGINT also takes a safe-integer number and TIMESTAMP/TIMESTAMP_LTZ take a Date.
+ */
+export type RowInput = readonly unknown[] | Readonly<Record<string, unknown>>
+
+type Convert = (value: unknown) => Value
+
+/**
+ * Turns user rows into validated rows of a table's row type. Every value is converted and checked
+ * with the column's value checker before anything is buffered, so a bad row throws
+ * INVALID_REQUEST naming the column and leaves nothing behind.
+ */
+export class RowConverter {
+  readonly #names: readonly string[]
+  readonly #index: ReadonlyMap<string, number>
+  readonly #checkers: readonly ValueChecker[]
+  readonly #converts: readonly Convert[]
+
+  constructor(readonly rowType: RowType) {
+    this.#names = rowType.fields.map(f => f.name)
+    this.#index = new Map(this.#names.map((n, i) => [n, i]))
+    this.#checkers = rowType.fields.map(f => createValueChecker(f.type, f.name))
+    this.#converts = rowType.fields.map(f => converterFor(f.type))
+  }
+
+  /** The validated row (a new array), or a thrown INVALID_REQUEST naming the offending column. */
+  toRow(input: RowInput): Row {
+    const row = Array.isArray(input)
+      ? this.#fromArray(input)
+      : this.#fromObject(input as Readonly<Record<string, unknown>>)
+    const checkers = this.#checkers
+    for (let i = 0; i < row.length; i++) checkers[i](row[i])
+    return row
+  }
+
+  #fromArray(input: readonly unknown[]): Row {
+    const n = this.#names.length
+    if (input.length !== n) {
+      throw new FlussError(
+        'INVALID_REQUEST',
+        `Row has ${input.length} values, the table has ${n} columns (${this.#names.join(', ')})`,
+      )
+    }
+    const row = new Array<Value>(n)
+    for (let i = 0; i < n; i++) row[i] = this.#converts[i](input[i])
+    return row
+  }
+
+  #fromObject(input: Readonly<Record<string, unknown>>): Row {
+    if (input === null || typeof input !== 'object') {
+      throw new FlussError(
+        'INVALID_REQUEST',
+        `A row must be an array or an object, got ${input === null ? 'null' : typeof input}`,
+      )
+    }
+    const row = new Array<Value>(this.#names.length).fill(null)
+    for (const key of Object.keys(input)) {
+      const i = this.#index.get(key)
+      if (i === undefined) {
+        throw new FlussError(
+          'INVALID_REQUEST',
+          `Unknown column '${key}'; the table has columns ${this.#names.join(', ')}`,
+        )
+      }
+      row[i] = this.#converts[i](input[key])
+    }
+    return row
+  }
+}
+
+const identity: Convert = v => (v === undefined ? null : (v as Value))
+
+function converterFor(type: DataType): Convert {
+  switch (type.type) {
+    case 'BIGINT':
+      return v => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : identity(v))
+    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
+    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
+      return v => (v instanceof Date ? new Timestamp(v.getTime(), 0) : identity(v))
+    default:
+      return identity
+  }
+}

@@ -1,0 +1,121 @@
+import type { ArrowCompressionInfo } from '@sluice/core/arrow'
+import {
+  TABLE_LOG_ARROW_COMPRESSION_TYPE,
+  TABLE_LOG_ARROW_COMPRESSION_ZSTD_LEVEL,
+  TABLE_LOG_FORMAT,
+} from '@sluice/core/config'
+import { FlussError } from '@sluice/core/errors'
+import type { TableInfo } from '@sluice/core/metadata'
+import type { Admin } from '../admin/admin.js'
+import type { ClientOptions } from '../client-options.js'
+import type { MetadataUpdater } from '../metadata/metadata-updater.js'
+import type { LogScanner } from '../scanner/log-scanner.js'
+import { Scan } from '../scanner/scan.js'
+import { AppendWriter, type AppendWriterOptions } from '../write/append-writer.js'
+import { createBucketAssigner } from '../write/bucket-assigner.js'
+import { MetadataWriterNetwork } from '../write/metadata-writer-network.js'
+import type { WriterMemory } from '../write/writer-memory.js'
+
+/** What tables, writers and scanners share with their connection. */
+export interface TableContext {
+  readonly options: ClientOptions
+  readonly metadata: MetadataUpdater
+  readonly admin: Admin
+  readonly writerMemory: WriterMemory
+  /** Registers a writer so that closing the connection flushes and closes it. */
+  readonly trackWriter: (writer: AppendWriter) => void
+  readonly untrackWriter: (writer: AppendWriter) => void
+  /** Registers a scanner so that closing the connection closes it. */
+  readonly trackScanner: (scanner: LogScanner) => void
+  readonly untrackScanner: (scanner: LogScanner) => void
+}
+
+/** The Arrow body compression a table asks writers to use. */
+export function tableCompression(info: TableInfo): ArrowCompressionInfo {
+  const type = info.tableConfig.get(TABLE_LOG_ARROW_COMPRESSION_TYPE)
+  return type === 'ZSTD'
+    ? { type, level: info.tableConfig.get(TABLE_LOG_ARROW_COMPRESSION_ZSTD_LEVEL) }
+    : { type }
+}
+
+/**
+ * A handle on one table (Fluss's `Table`): its info, and builders for writers and scanners. Upserts
+ * and lookups (primary-key tables) will hang off this class as `newUpsert()` and `newLookup()`.
+ */
+export class Table {
+  readonly #ctx: TableContext
+  readonly #info: TableInfo
+
+  constructor(ctx: TableContext, info: TableInfo) {
+    this.#ctx = ctx
+    this.#info = info
+  }
+
+  getTableInfo(): TableInfo {
+    return this.#info
+  }
+
+  /** Appends to a log table. */
+  newAppend(): Append {
+    return new Append(this.#ctx, this.#info)
+  }
+
+  /** Reads the table's log. */
+  newScan(): Scan {
+    const { metadata, options, trackScanner, untrackScanner } = this.#ctx
+    const scanContext = {
+      metadata,
+      options: options.scanner,
+      requestTimeoutMs: options.requestTimeoutMs,
+      track: trackScanner,
+      untrack: untrackScanner,
+    }
+    return new Scan(this.#info, scanContext)
+  }
+}
+
+/** Builds append writers (Fluss's `Append`). */
+export class Append {
+  readonly #ctx: TableContext
+  readonly #info: TableInfo
+
+  constructor(ctx: TableContext, info: TableInfo) {
+    this.#ctx = ctx
+    this.#info = info
+  }
+
+  createWriter(options: AppendWriterOptions = {}): AppendWriter {
+    const info = this.#info
+    const format = info.tableConfig.get(TABLE_LOG_FORMAT)
+    if (format !== 'ARROW') {
+      throw new FlussError(
+        'INVALID_TABLE_EXCEPTION',
+        `Table ${info.tablePath.databaseName}.${info.tablePath.tableName} has log format ${format}; this client writes ARROW logs only`,
+      )
+    }
+    const { metadata, admin, writerMemory, options: clientOptions } = this.#ctx
+    const network = new MetadataWriterNetwork(
+      metadata,
+      admin,
+      info,
+      clientOptions.writer.dynamicCreatePartition,
+    )
+    const bucketAssigner = createBucketAssigner(info, clientOptions.writer.noKeyAssigner, p =>
+      network.availableBuckets(p),
+    )
+    const writer = new AppendWriter(
+      {
+        info,
+        options: clientOptions.writer,
+        compression: tableCompression(info),
+        memory: writerMemory,
+        network,
+        bucketAssigner,
+        onClosed: this.#ctx.untrackWriter,
+      },
+      options,
+    )
+    this.#ctx.trackWriter(writer)
+    return writer
+  }
+}

@@ -1,0 +1,5 @@
+export * from './fake-bucket-log.js'
+export * from './fake-cluster.js'
+export * from './fake-cluster-state.js'
+export * from './fake-handlers.js'
+export * from './tcp-proxy.js'
