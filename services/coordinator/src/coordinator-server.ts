@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto'
+import { Catalog, type Endpoint, listenersToString, parseListeners } from '@sluice/core/catalog'
+import {
+  ADVERTISED_LISTENERS,
+  AUTHORIZER_ENABLED,
+  BIND_LISTENERS,
+  CLIENT_CONNECT_TIMEOUT,
+  CLIENT_REQUEST_TIMEOUT,
+  type Configuration,
+  INTERNAL_LISTENER_NAME,
+  SLUICE_COORDINATOR_LEASE_DURATION,
+} from '@sluice/core/config'
+import { FlussError } from '@sluice/core/errors'
+import type { MetaStore } from '@sluice/core/metastore'
+import { ConnectionPool, RpcServer } from '@sluice/core/rpc'
+import type { AssignmentOptions } from './assignment.js'
+import {
+  type Clock,
+  type CoordinatorLogger,
+  SILENT_COORDINATOR_LOGGER,
+  SYSTEM_CLOCK,
+  SYSTEM_TIMER,
+  type Timer,
+} from './clock.js'
+import { controllerSettings, loopIntervals, rpcServerOptions } from './coordinator-config.js'
+import { CoordinatorController } from './coordinator-controller.js'
+import { SLUICE_COORDINATOR_MAX_QUEUED_EVENTS } from './coordinator-options.js'
+import { coordinatorHandlers } from './coordinator-service.js'
+import { CoordinatorLeaderElection } from './leader-election.js'
+import { PeriodicTask } from './periodic-task.js'
+import { SerialExecutor } from './serial-executor.js'
+
+export interface CoordinatorServerDeps {
+  readonly config: Configuration
+  readonly metaStore: MetaStore
+  readonly clock?: Clock
+  readonly timer?: Timer
+  readonly logger?: CoordinatorLogger
+  /** Unique per process; default a random UUID. */
+  readonly coordinatorId?: string
+  /** Fixed replica placement for tests (default: random start and shift, as Fluss). */
+  readonly assignment?: AssignmentOptions
+}
+
+/** `bind.listeners` when unset: Fluss's coordinator port on the loopback interface. */
+export const DEFAULT_COORDINATOR_LISTENERS = 'FLUSS://127.0.0.1:9123'
+
+/**
+ * The CoordinatorServer: Fluss RPC listeners, the coordinator lease election, and while active the
+ * controller's loops (membership polling, notification retries, orphan repair). Several may run;
+ * exactly one is active. Standbys serve the read-only admin APIs and refuse DDL.
+ */
+export class CoordinatorServer {
+  readonly id: string
+  readonly catalog: Catalog
+  readonly controller: CoordinatorController
+  readonly election: CoordinatorLeaderElection
+  readonly #config: Configuration
+  readonly #logger: CoordinatorLogger
+  readonly #pool: ConnectionPool
+  readonly #executor: SerialExecutor
+  readonly #loops: { election: PeriodicTask; membership: PeriodicTask; repair: PeriodicTask }
+  readonly #servers: RpcServer[] = []
+  #bound: Endpoint[] = []
+  #advertised: Endpoint[] = []
+  #activation: Promise<void> = Promise.resolve()
+
+  constructor(deps: CoordinatorServerDeps) {
+    const config = deps.config
+    if (config.get(AUTHORIZER_ENABLED)) {
+      throw new FlussError(
+        'INVALID_CONFIG_EXCEPTION',
+        "'authorizer.enabled' is true, but ACLs are not implemented by this server.",
+      )
+    }
+    this.#config = config
+    this.id = deps.coordinatorId ?? randomUUID()
+    const clock = deps.clock ?? SYSTEM_CLOCK
+    const timer = deps.timer ?? SYSTEM_TIMER
+    const logger = deps.logger ?? SILENT_COORDINATOR_LOGGER
+    this.#logger = logger
+    this.catalog = new Catalog(deps.metaStore, { nowMs: () => clock.nowMs() })
+    this.#pool = new ConnectionPool({
+      connectTimeoutMs: config.get(CLIENT_CONNECT_TIMEOUT),
+      requestTimeoutMs: config.get(CLIENT_REQUEST_TIMEOUT),
+    })
+    this.#executor = new SerialExecutor(config.get(SLUICE_COORDINATOR_MAX_QUEUED_EVENTS))
+    this.election = new CoordinatorLeaderElection({
+      catalog: this.catalog,
+      clock,
+      leaseDurationMs: config.get(SLUICE_COORDINATOR_LEASE_DURATION),
+      logger,
+      candidate: () => this.#candidate(),
+      listener: {
+        onActive: lease => this.#onActive(lease.coordinatorEpoch),
+        onStandby: () => this.controller.deactivate(),
+      },
+    })
+    this.controller = new CoordinatorController({
+      ...controllerSettings(config),
+      catalog: this.catalog,
+      pool: this.#pool,
+      timer,
+      logger,
+      onFenced: reason => this.election.stepDown(reason),
+      ...(deps.assignment === undefined ? {} : { assignment: deps.assignment }),
+    })
+    const intervals = loopIntervals(config)
+    const loop = (name: string, intervalMs: number, run: () => Promise<void>) =>
+      new PeriodicTask(name, intervalMs, run, timer, logger)
+    this.#loops = {
+      election: loop('coordinator lease', intervals.leaseRenewMs, () => this.election.tick()),
+      membership: loop('membership poll', intervals.membershipPollMs, () =>
+        this.#whenActive(() => this.controller.pollMembership()),
+      ),
+      repair: loop('orphan repair', intervals.orphanRepairMs, () =>
+        this.#whenActive(() => this.controller.repairOrphans()),
+      ),
+    }
+  }
+
+  get isActive(): boolean {
+    return this.election.isActive && this.controller.coordinatorEpoch !== undefined
+  }
+
+  get coordinatorEpoch(): number | undefined {
+    return this.isActive ? this.controller.coordinatorEpoch : undefined
+  }
+
+  /** The advertised endpoints (available once started): what clients and servers are told. */
+  get endpoints(): readonly Endpoint[] {
+    return this.#advertised
+  }
+
+  /** The endpoints actually listened on (port 0 resolved). */
+  get boundEndpoints(): readonly Endpoint[] {
+    return this.#bound
+  }
+
+  /** Binds the listeners, then starts the election and the background loops. */
+  async start(): Promise<void> {
+    const bind = parseListeners(
+      this.#config.getOptional(BIND_LISTENERS) ?? DEFAULT_COORDINATOR_LISTENERS,
+      BIND_LISTENERS.key,
+    )
+    const handlers = coordinatorHandlers(this.catalog, this.controller, op => this.runDdl(op))
+    const bound: Endpoint[] = []
+    for (const listener of bind) {
+      const server = new RpcServer(rpcServerOptions(this.#config, listener, this.#logger)).registerAll(
+        handlers,
+      )
+      this.#servers.push(server)
+      const address = await server.start()
+      bound.push({ listenerName: listener.listenerName, host: listener.host, port: address.port })
+    }
+    this.#bound = bound
+    const advertised = this.#config.getOptional(ADVERTISED_LISTENERS)
+    this.#advertised = advertised === undefined ? bound : parseListeners(advertised, ADVERTISED_LISTENERS.key)
+    this.#loops.election.start()
+    this.#loops.membership.start()
+    this.#loops.repair.start(loopIntervals(this.#config).orphanRepairMs)
+  }
+
+  /** Stops the loops, gives the lease up (a standby takes over at once), closes the listeners. */
+  async stop(): Promise<void> {
+    await Promise.all(Object.values(this.#loops).map(loop => loop.stop()))
+    await this.election
+      .release()
+      .catch(e => this.#logger.warn('releasing the coordinator lease failed', { error: String(e) }))
+    this.controller.deactivate()
+    await this.#executor.close()
+    await Promise.all(this.#servers.map(s => s.close()))
+    await this.controller.cleanup.idle()
+    await this.#pool.close()
+  }
+
+  /** One election step now (tests; the loop does it every lease-renew-interval). */
+  async electionTick(): Promise<void> {
+    await this.#loops.election.runNow()
+    await this.#activation
+  }
+
+  /** One membership poll now. */
+  pollMembership(): Promise<void> {
+    return this.#loops.membership.runNow()
+  }
+
+  /** One orphan repair run now. */
+  repairOrphans(): Promise<void> {
+    return this.#loops.repair.runNow()
+  }
+
+  /** Waits until queued work, notifications in flight and cleanups are done. */
+  async settle(): Promise<void> {
+    await this.#activation
+    await this.#executor.run(async () => undefined).catch(() => undefined)
+    await this.controller.notifier.idle()
+    await this.controller.cleanup.idle()
+  }
+
+  #candidate() {
+    const internalName = this.#config.get(INTERNAL_LISTENER_NAME)
+    const internal = this.#advertised.find(e => e.listenerName === internalName) ?? this.#advertised[0]
+    return { coordinatorId: this.id, host: internal.host, port: internal.port, listeners: this.#advertised }
+  }
+
+  #onActive(coordinatorEpoch: number): void {
+    this.#activation = this.#executor
+      .run(() => this.controller.activate(coordinatorEpoch))
+      .then(() => this.#executor.run(() => this.controller.repairOrphans()))
+      .then(() =>
+        this.#logger.info('coordinator activated', {
+          coordinatorId: this.id,
+          coordinatorEpoch,
+          listeners: listenersToString(this.#advertised),
+        }),
+      )
+      .catch(e => {
+        this.#logger.warn('coordinator activation failed; giving the lease up', { error: String(e) })
+        return this.election.release().catch(() => undefined)
+      })
+  }
+
+  #whenActive(task: () => Promise<void>): Promise<void> {
+    return this.isActive ? this.#executor.run(task) : Promise.resolve()
+  }
+
+  /**
+   * Runs a state-changing operation on the coordinator's serial executor, only while this
+   * coordinator is active (INVALID_COORDINATOR_EXCEPTION otherwise). DDL requests go through it.
+   */
+  runDdl<T>(operation: () => Promise<T>): Promise<T> {
+    const notLeader = () =>
+      new FlussError('INVALID_COORDINATOR_EXCEPTION', 'This coordinator server is not the current leader.')
+    if (!this.isActive) return Promise.reject(notLeader())
+    return this.#executor.run(async () => {
+      if (!this.isActive) throw notLeader()
+      return operation()
+    })
+  }
+}

@@ -1,0 +1,80 @@
+import { type Catalog, readOnlyAdminHandlers, toTablePath } from '@sluice/core/catalog'
+import { FlussError } from '@sluice/core/errors'
+import { tablePathToString, validateTablePath } from '@sluice/core/metadata'
+import type { Handlers } from '@sluice/core/rpc'
+import { alteredDescriptor } from './alter-table.js'
+import type { CoordinatorController } from './coordinator-controller.js'
+
+/** The DDL APIs (Fluss's AdminGateway) this coordinator serves. */
+export type DdlApi =
+  | 'CREATE_DATABASE'
+  | 'DROP_DATABASE'
+  | 'CREATE_TABLE'
+  | 'DROP_TABLE'
+  | 'ALTER_TABLE'
+  | 'CREATE_PARTITION'
+  | 'DROP_PARTITION'
+
+/** Runs one DDL operation on the coordinator's serial executor, only while it is active. */
+export type DdlRunner = <T>(operation: () => Promise<T>) => Promise<T>
+
+/**
+ * The coordinator's RPC handlers: the read-only admin APIs (served by active and standby
+ * coordinators alike, straight from the catalog) and the DDL APIs (active coordinator only; a
+ * standby answers INVALID_COORDINATOR_EXCEPTION, the code Fluss 0.9.1 has for a coordinator that
+ * may not act).
+ */
+export function coordinatorHandlers(
+  catalog: Catalog,
+  controller: CoordinatorController,
+  ddl: DdlRunner,
+): Handlers<DdlApi> & ReturnType<typeof readOnlyAdminHandlers> {
+  const { tables, partitions } = controller
+  return {
+    ...readOnlyAdminHandlers(catalog),
+    CREATE_DATABASE: req =>
+      ddl(async () => {
+        await tables.createDatabase(req.databaseName, req.databaseJson, req.ignoreIfExists)
+        return {}
+      }),
+    DROP_DATABASE: req =>
+      ddl(async () => {
+        await tables.dropDatabase(req.databaseName, req.ignoreIfNotExists, req.cascade)
+        return {}
+      }),
+    CREATE_TABLE: req =>
+      ddl(async () => {
+        await tables.createTable(toTablePath(req.tablePath), req.tableJson, req.ignoreIfExists)
+        return {}
+      }),
+    DROP_TABLE: req =>
+      ddl(async () => {
+        await tables.dropTable(toTablePath(req.tablePath), req.ignoreIfNotExists)
+        return {}
+      }),
+    ALTER_TABLE: req =>
+      ddl(async () => {
+        const path = toTablePath(req.tablePath)
+        validateTablePath(path)
+        const table = await catalog.getTable(path)
+        if (table === undefined) {
+          if (req.ignoreIfNotExists) return {}
+          throw new FlussError('TABLE_NOT_EXIST', `Table '${tablePathToString(path)}' does not exist.`)
+        }
+        const next = alteredDescriptor(table, req, controller.tables.settings.maxBucketNum)
+        if (next !== undefined) await tables.storeDescriptor(table, next)
+        return {}
+      }),
+    CREATE_PARTITION: req =>
+      ddl(async () => {
+        // The release names this flag "ignore_if_not_exists"; it means "ignore if it exists".
+        await partitions.createPartition(toTablePath(req.tablePath), req.partitionSpec, req.ignoreIfNotExists)
+        return {}
+      }),
+    DROP_PARTITION: req =>
+      ddl(async () => {
+        await partitions.dropPartition(toTablePath(req.tablePath), req.partitionSpec, req.ignoreIfNotExists)
+        return {}
+      }),
+  }
+}
