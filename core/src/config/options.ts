@@ -1,6 +1,8 @@
 import type { ConfigOption, OptionScope } from './option.js'
+import { CATALOG_OPTIONS } from './options-catalog.js'
 import { CLIENT_OPTIONS } from './options-client.js'
 import { CLUSTER_OPTIONS } from './options-cluster.js'
+import { COORDINATOR_OPTIONS } from './options-coordinator.js'
 import { GATEWAY_OPTIONS } from './options-gateway.js'
 import { KV_OPTIONS } from './options-kv.js'
 import { RPC_OPTIONS } from './options-rpc.js'
@@ -11,8 +13,10 @@ import { SLUICE_OPTIONS } from './options-sluice.js'
 import { TABLET_OPTIONS } from './options-tablet.js'
 import { TABLE_OPTIONS } from './options-table.js'
 
+export * from './options-catalog.js'
 export * from './options-client.js'
 export * from './options-cluster.js'
+export * from './options-coordinator.js'
 export * from './options-gateway.js'
 export * from './options-kv.js'
 export * from './options-rpc.js'
@@ -36,6 +40,8 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   ...SLUICE_OPTIONS,
   ...RPC_OPTIONS,
   ...TABLET_OPTIONS,
+  ...COORDINATOR_OPTIONS,
+  ...CATALOG_OPTIONS,
 ]
 
 export const SCOPES: readonly OptionScope[] = ['table', 'cluster', 'server', 'client', 'gateway', 'local']

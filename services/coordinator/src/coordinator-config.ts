@@ -9,10 +9,6 @@ import {
   SLUICE_RPC_SERVER_MAX_CONNECTIONS,
   SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
   SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
-} from '@sluice/core/config'
-import type { RpcLogger, RpcServerOptions } from '@sluice/core/rpc'
-import type { CoordinatorControllerOptions } from './coordinator-controller.js'
-import {
   SLUICE_COORDINATOR_MEMBERSHIP_POLL_INTERVAL,
   SLUICE_COORDINATOR_METASTORE_CONCURRENCY,
   SLUICE_COORDINATOR_NOTIFY_MAX_BUCKETS,
@@ -20,7 +16,9 @@ import {
   SLUICE_COORDINATOR_NOTIFY_RETRY_MAX_BACKOFF,
   SLUICE_COORDINATOR_ORPHAN_GRACE_PERIOD,
   SLUICE_COORDINATOR_ORPHAN_REPAIR_INTERVAL,
-} from './coordinator-options.js'
+} from '@sluice/core/config'
+import type { RpcLogger, RpcServerOptions } from '@sluice/core/rpc'
+import type { CoordinatorControllerOptions } from './coordinator-controller.js'
 import { ddlSettings } from './table-ddl-service.js'
 
 /** The coordinator's settings read from its configuration (every key's default applies when unset). */

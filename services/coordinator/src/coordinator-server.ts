@@ -24,7 +24,7 @@ import {
 } from './clock.js'
 import { controllerSettings, loopIntervals, rpcServerOptions } from './coordinator-config.js'
 import { CoordinatorController } from './coordinator-controller.js'
-import { SLUICE_COORDINATOR_MAX_QUEUED_EVENTS } from './coordinator-options.js'
+import { SLUICE_COORDINATOR_MAX_QUEUED_EVENTS } from '@sluice/core/config'
 import { coordinatorHandlers } from './coordinator-service.js'
 import { CoordinatorLeaderElection } from './leader-election.js'
 import { PeriodicTask } from './periodic-task.js'

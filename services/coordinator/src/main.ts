@@ -58,6 +58,12 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+  // Started by a local cluster: stop when the parent goes away (its end of our stdin closes).
+  if (process.env.SLUICE_EXIT_WITH_PARENT === '1') {
+    process.stdin.on('end', () => void stop('parent exit'))
+    process.stdin.on('error', () => void stop('parent exit'))
+    process.stdin.resume()
+  }
 }
 
 main().catch(e => {

@@ -1,11 +1,8 @@
-import {
-  Catalog,
-  readOnlyAdminHandlers,
-  SLUICE_CATALOG_CACHE_MAX_ENTRIES,
-  SLUICE_CATALOG_CACHE_TTL,
-} from '@sluice/core/catalog'
+import { Catalog, readOnlyAdminHandlers } from '@sluice/core/catalog'
 import {
   type Configuration,
+  SLUICE_CATALOG_CACHE_MAX_ENTRIES,
+  SLUICE_CATALOG_CACHE_TTL,
   INTERNAL_LISTENER_NAME,
   loadServerConfig,
   SLUICE_AWS_REGION,

@@ -1,8 +1,7 @@
-import { type ConfigOption, option } from '@sluice/core/config'
+import { type ConfigOption, option } from './option.js'
 
 /**
- * Coordinator options Fluss has no key for. They are not in the config registry yet
- * (core/src/config/options.ts); until they are, only their defaults apply.
+ * Coordinator options Fluss has no key for.
  */
 
 export const SLUICE_COORDINATOR_MEMBERSHIP_POLL_INTERVAL: ConfigOption<number> = option(
@@ -37,7 +36,7 @@ export const SLUICE_COORDINATOR_NOTIFY_RETRY_MAX_BACKOFF: ConfigOption<number> =
   .description('Longest pause between resends of a notification; pauses double up to it.')
 
 export const SLUICE_COORDINATOR_NOTIFY_MAX_BUCKETS: ConfigOption<number> = option(
-  'sluice.coordinator.notify-max-buckets-per-request',
+  'sluice.coordinator.notify.max-buckets',
 )
   .int()
   .default(1000)

@@ -1,8 +1,7 @@
-import { type ConfigOption, option } from '../config/option.js'
+import { type ConfigOption, option } from './option.js'
 
 /**
- * Options of catalog readers (tablet servers, gateway). They are not in the config registry yet
- * (config/options.ts); until then only their defaults apply.
+ * Options of catalog readers (tablet servers, gateway).
  */
 
 export const SLUICE_CATALOG_CACHE_TTL: ConfigOption<number> = option('sluice.catalog.cache-ttl')
