@@ -1,31 +1,22 @@
 import { join } from 'node:path'
 
-/** File names in a bucket's log directory, the same names Fluss uses. */
-export const LOG_FILE_SUFFIX = '.log'
-export const INDEX_FILE_SUFFIX = '.index'
-export const TIME_INDEX_FILE_SUFFIX = '.timeindex'
-export const WRITER_SNAPSHOT_FILE_SUFFIX = '.writer_snapshot'
+import { offsetFileName } from '@sluice/core/record'
+
+export {
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  offsetFileName,
+  parseOffsetFileName,
+  TIME_INDEX_FILE_SUFFIX,
+  WRITER_SNAPSHOT_FILE_SUFFIX,
+} from '@sluice/core/record'
+
+/** Other files in a bucket's log directory. */
 export const HIGH_WATERMARK_CHECKPOINT_FILE = 'high-watermark.checkpoint'
 /** Present only between a clean close and the next open. */
 export const CLEAN_SHUTDOWN_FILE = '.clean-shutdown'
 export const TEMP_FILE_SUFFIX = '.tmp'
 
-const OFFSET_DIGITS = 20
-
-/** `<20-digit zero-padded offset><suffix>`. */
-export function offsetFileName(offset: number, suffix: string): string {
-  return `${String(offset).padStart(OFFSET_DIGITS, '0')}${suffix}`
-}
-
 export function offsetFilePath(dir: string, offset: number, suffix: string): string {
   return join(dir, offsetFileName(offset, suffix))
-}
-
-/** The offset in a `<20 digits><suffix>` name, or null for any other name. */
-export function parseOffsetFileName(name: string, suffix: string): number | null {
-  if (!name.endsWith(suffix)) return null
-  const digits = name.slice(0, -suffix.length)
-  if (digits.length !== OFFSET_DIGITS || !/^\d+$/.test(digits)) return null
-  const offset = Number(digits)
-  return Number.isSafeInteger(offset) ? offset : null
 }

@@ -1,7 +1,6 @@
 import type { BlobStore } from '@sluice/core/blobstore'
-import { remoteIdTimestampMs } from './remote-id.js'
-import type { StoredManifest } from './remote-log-manifest-store.js'
-import { parseRemoteLogKey } from './remote-log-paths.js'
+import type { StoredManifest } from '@sluice/core/remotelog'
+import { parseRemoteLogKey, remoteIdTimestampMs } from '@sluice/core/remotelog'
 import type { RemoteCall } from './segment-uploader.js'
 
 /** S3 deletes at most 1000 keys per request. */

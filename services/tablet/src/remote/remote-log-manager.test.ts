@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { remoteLogKey } from '@sluice/core/metastore'
 import { MemoryLogRecords } from '@sluice/core/record'
+import { remoteLogTabletPrefix } from '@sluice/core/remotelog'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LogTablet } from '../log/index.js'
 import { RemoteLogManager, runPeriodMs } from './remote-log-manager.js'
-import { remoteLogTabletPrefix } from './remote-log-paths.js'
 import { appendBatches, openRemoteLogHarness, type RemoteLogHarness } from './remote-log-testing.js'
 
 let h: RemoteLogHarness

@@ -3,11 +3,14 @@ import { FlussError } from '@sluice/core/errors'
 import { type TableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { isMetaStoreConflict } from '@sluice/core/metastore'
+import {
+  MANIFEST_INLINE_BYTES_DEFAULT,
+  RemoteLogManifestStore,
+  remoteLogTabletPrefix,
+} from '@sluice/core/remotelog'
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
 import { deleteKeys, listTabletKeys } from './orphan-sweep.js'
 import { RemoteIndexCache } from './remote-index-cache.js'
-import { MANIFEST_INLINE_BYTES_DEFAULT, RemoteLogManifestStore } from './remote-log-manifest-store.js'
-import { remoteLogTabletPrefix } from './remote-log-paths.js'
 import { RemoteLogReader } from './remote-log-reader.js'
 import { RemoteLogStats, type RemoteLogStatsSnapshot } from './remote-log-stats.js'
 import { type RemoteLogRunResult, RemoteLogTask, type RemoteLogTaskSettings } from './remote-log-task.js'

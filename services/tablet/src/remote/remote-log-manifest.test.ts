@@ -1,17 +1,22 @@
 import { Configuration } from '@sluice/core/config'
 import { tableBucket } from '@sluice/core/metadata'
-import { describe, expect, it } from 'vitest'
-import { isRemoteId, newRemoteId, remoteIdTimestampMs } from './remote-id.js'
-import { remoteLogServerSettings } from './remote-log-config.js'
-import { RemoteLogManifest, type RemoteLogSegmentEntry } from './remote-log-manifest.js'
-import { decodeManifestBody, decodeManifestBytes, encodeManifestBytes } from './remote-log-manifest-codec.js'
 import {
+  decodeManifestBody,
+  decodeManifestBytes,
+  encodeManifestBytes,
+  isRemoteId,
+  newRemoteId,
   parseRemoteLogKey,
+  RemoteLogManifest,
+  type RemoteLogSegmentEntry,
+  remoteIdTimestampMs,
   remoteLogTabletDir,
   remoteLogTabletPrefix,
   remoteManifestKey,
   remoteSegmentKeys,
-} from './remote-log-paths.js'
+} from '@sluice/core/remotelog'
+import { describe, expect, it } from 'vitest'
+import { remoteLogServerSettings } from './remote-log-config.js'
 import { remoteLogTableOptions } from './remote-log-types.js'
 
 const PREFIX = 'remote-log/7/_/0'

@@ -1,5 +1,5 @@
+import type { RemoteLogManifest } from '@sluice/core/remotelog'
 import type { SealedSegment } from '../log/index.js'
-import type { RemoteLogManifest } from './remote-log-manifest.js'
 
 /**
  * Which local segments to upload: sealed ones that lie entirely below the high watermark (only

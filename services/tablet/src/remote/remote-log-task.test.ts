@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { FlussError } from '@sluice/core/errors'
+import { RemoteLogManifestStore, remoteLogTabletPrefix } from '@sluice/core/remotelog'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SealedSegment } from '../log/index.js'
-import { RemoteLogManifestStore } from './remote-log-manifest-store.js'
-import { remoteLogTabletPrefix } from './remote-log-paths.js'
 import {
   appendBatches,
   failingDeletes,

@@ -1,11 +1,15 @@
 import type { BlobStore } from '@sluice/core/blobstore'
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { isMetaStoreConflict } from '@sluice/core/metastore'
+import type {
+  RemoteLogManifest,
+  RemoteLogManifestStore,
+  RemoteLogSegmentEntry,
+  StoredManifest,
+} from '@sluice/core/remotelog'
+import { newRemoteId } from '@sluice/core/remotelog'
 import type { Clock } from '../log/index.js'
 import { deleteKeys, listTabletKeys, selectOrphans } from './orphan-sweep.js'
-import { newRemoteId } from './remote-id.js'
-import type { RemoteLogManifest, RemoteLogSegmentEntry } from './remote-log-manifest.js'
-import type { RemoteLogManifestStore, StoredManifest } from './remote-log-manifest-store.js'
 import { deletableLocalCount, uploadCandidates } from './remote-log-plan.js'
 import type { RemoteLogStats } from './remote-log-stats.js'
 import type { RemoteLogLogger, RemoteLogReplica, RemoteLogTableOptions } from './remote-log-types.js'

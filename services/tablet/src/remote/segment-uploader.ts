@@ -2,9 +2,9 @@ import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { BlobStore } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
+import type { RemoteLogSegmentEntry } from '@sluice/core/remotelog'
+import { remoteSegmentKeys } from '@sluice/core/remotelog'
 import type { SealedSegment } from '../log/index.js'
-import type { RemoteLogSegmentEntry } from './remote-log-manifest.js'
-import { remoteSegmentKeys } from './remote-log-paths.js'
 
 /** Runs one BlobStore call with the caller's timeout and retry policy. */
 export type RemoteCall = <T>(what: string, op: () => Promise<T>) => Promise<T>

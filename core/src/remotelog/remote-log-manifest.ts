@@ -1,4 +1,4 @@
-import { assert } from '@sluice/core/errors'
+import { assert } from '../errors/index.js'
 import { type RemoteSegmentKeys, remoteSegmentKeys } from './remote-log-paths.js'
 
 /** One uploaded segment (Fluss's `RemoteLogSegment`). */

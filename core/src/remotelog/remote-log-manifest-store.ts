@@ -1,6 +1,6 @@
-import type { BlobStore } from '@sluice/core/blobstore'
-import { FlussError } from '@sluice/core/errors'
-import type { TableBucket } from '@sluice/core/metadata'
+import type { BlobStore } from '../blobstore/index.js'
+import { FlussError } from '../errors/index.js'
+import type { TableBucket } from '../metadata/index.js'
 import {
   type ItemValue,
   isMetaStoreConflict,
@@ -8,7 +8,7 @@ import {
   remoteLogKey,
   type VersionedItem,
   type WriteCondition,
-} from '@sluice/core/metastore'
+} from '../metastore/index.js'
 import { newRemoteId } from './remote-id.js'
 import { RemoteLogManifest } from './remote-log-manifest.js'
 import {

@@ -1,5 +1,5 @@
-import { assert, FlussError } from '@sluice/core/errors'
-import { batchBoundaryAt, LENGTH_OFFSET, LOG_OVERHEAD, LogRecordBatch } from '@sluice/core/record'
+import { assert, FlussError } from '../errors/index.js'
+import { batchBoundaryAt, LENGTH_OFFSET, LOG_OVERHEAD, LogRecordBatch } from '../record/index.js'
 
 /** Reads `[start, end)` of one remote object; returns fewer bytes only when the object is shorter. */
 export type RangeRead = (start: number, end: number) => Promise<Buffer>

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { assert } from '@sluice/core/errors'
+import { assert } from '../errors/index.js'
 
 /**
  * Ids of remote objects (log segments, manifest bodies): UUID version 7, whose first 48 bits are

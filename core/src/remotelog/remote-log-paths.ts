@@ -1,11 +1,11 @@
-import type { TableBucket } from '@sluice/core/metadata'
+import type { TableBucket } from '../metadata/index.js'
 import {
   INDEX_FILE_SUFFIX,
   LOG_FILE_SUFFIX,
   offsetFileName,
   TIME_INDEX_FILE_SUFFIX,
   WRITER_SNAPSHOT_FILE_SUFFIX,
-} from '../log/index.js'
+} from '../record/index.js'
 import { isRemoteId } from './remote-id.js'
 
 /**

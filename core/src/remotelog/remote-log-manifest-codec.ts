@@ -1,5 +1,5 @@
-import { FlussError } from '@sluice/core/errors'
-import type { JsonValue } from '@sluice/core/metastore'
+import { FlussError } from '../errors/index.js'
+import type { JsonValue } from '../metastore/index.js'
 import { isRemoteId } from './remote-id.js'
 import { RemoteLogManifest, type RemoteLogSegmentEntry } from './remote-log-manifest.js'
 

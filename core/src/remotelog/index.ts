@@ -1,0 +1,6 @@
+export * from './remote-batch-reader.js'
+export * from './remote-id.js'
+export * from './remote-log-manifest.js'
+export * from './remote-log-manifest-codec.js'
+export * from './remote-log-manifest-store.js'
+export * from './remote-log-paths.js'
