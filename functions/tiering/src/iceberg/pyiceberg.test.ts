@@ -1,0 +1,306 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { ChangeType } from '@sluice/core/record'
+import { Decimal, type Row, Timestamp } from '@sluice/core/row'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChangeRecord } from './changelog.js'
+import { expireSnapshots } from './maintenance/expire-snapshots.js'
+import {
+  LOG_TABLE,
+  PARTITIONED_PK_TABLE,
+  PK_TABLE,
+  type TempLake,
+  tableInfoOf,
+  tempLake,
+  tierLogRound,
+  tierPkRound,
+} from './testing.js'
+
+/**
+ * pyiceberg (PyPI) as an independent reader of our tables: it validates the metadata JSON with its
+ * own model, reads manifest lists and manifests with its own Avro reader (sequence-number
+ * inheritance included) and reads the Parquet files by field id. pyiceberg 0.12 refuses to scan
+ * tables with equality deletes, so for primary-key tables the script plans the files with
+ * pyiceberg and applies the equality deletes itself (sequence numbers and partitions as the spec
+ * says), and the test checks that a plain scan reports that limitation.
+ */
+
+const PYTHON = fileURLToPath(new URL('../../../../.ci/.venv/bin/python', import.meta.url))
+const REQUIRED = process.env.SLUICE_REQUIRE_PEERS === '1'
+
+function pyicebergProblem(): string | null {
+  const probe = spawnSync(PYTHON, ['-c', 'import pyiceberg, pyarrow'], { encoding: 'utf8', timeout: 60_000 })
+  if (probe.error) return `${PYTHON} cannot run (${probe.error.message})`
+  if (probe.status !== 0) return `${PYTHON} cannot import pyiceberg: ${probe.stderr.trim().split('\n').pop()}`
+  return null
+}
+
+const SCRIPT = `
+import json, sys
+from decimal import Decimal
+from pyiceberg.table import StaticTable, FileScanTask
+from pyiceberg.io.pyarrow import ArrowScan
+from pyiceberg.expressions import AlwaysTrue
+from pyiceberg.manifest import DataFileContent
+
+req = json.load(sys.stdin)
+tbl = StaticTable.from_metadata(req['location'])
+schema = tbl.schema()
+
+def conv(v):
+    if isinstance(v, bytes): return v.hex()
+    if isinstance(v, Decimal): return format(v, 'f')
+    if hasattr(v, 'isoformat'): return v.isoformat()
+    return v
+
+def read(entry, projected):
+    task = FileScanTask(entry.data_file)
+    return ArrowScan(tbl.metadata, tbl.io, projected, AlwaysTrue()).to_table([task]).to_pylist()
+
+def merge_on_read(snapshot):
+    entries = [e for m in snapshot.manifests(tbl.io) for e in m.fetch_manifest_entry(tbl.io, discard_deleted=True)]
+    data = [e for e in entries if e.data_file.content == DataFileContent.DATA]
+    deletes = []
+    for e in entries:
+        if e.data_file.content != DataFileContent.EQUALITY_DELETES: continue
+        names = [schema.find_field(i).name for i in e.data_file.equality_ids]
+        keys = {tuple(r[n] for n in names) for r in read(e, schema.select(*names))}
+        deletes.append((e, names, keys))
+    rows = []
+    for e in data:
+        for r in read(e, schema):
+            dead = any(d.sequence_number > e.sequence_number and d.data_file.spec_id == e.data_file.spec_id
+                       and d.data_file.partition == e.data_file.partition and tuple(r[n] for n in names) in keys
+                       for d, names, keys in deletes)
+            if not dead: rows.append({k: conv(v) for k, v in r.items()})
+    return rows, [[e.status.value, e.sequence_number, e.file_sequence_number] for e in entries]
+
+out = {'current': str(tbl.metadata.current_snapshot_id), 'snapshots': {}}
+for sid in req['snapshots']:
+    snap = tbl.snapshot_by_id(int(sid))
+    rows, entries = merge_on_read(snap)
+    res = {'rows': rows, 'entries': entries, 'summary': snap.summary.additional_properties, 'operation': snap.summary.operation.value}
+    try:
+        res['scan'] = [{k: conv(v) for k, v in r.items()} for r in tbl.scan(snapshot_id=int(sid)).to_arrow().to_pylist()]
+    except ValueError as ex:
+        res['scanError'] = str(ex)
+    out['snapshots'][sid] = res
+files = tbl.inspect.files()
+out['files'] = files.num_rows
+out['offsetBounds'] = [m['__offset'] for m in files.column('readable_metrics').to_pylist()]
+print(json.dumps(out))
+`
+
+interface SnapshotRead {
+  rows: Record<string, unknown>[]
+  entries: number[][]
+  summary: Record<string, string>
+  operation: string
+  scan?: Record<string, unknown>[]
+  scanError?: string
+}
+interface PyRead {
+  current: string
+  snapshots: Record<string, SnapshotRead>
+  files: number
+  offsetBounds: { lower_bound: number; upper_bound: number }[]
+}
+
+function pyiceberg(location: string, snapshots: bigint[]): PyRead {
+  const r = spawnSync(PYTHON, ['-c', SCRIPT], {
+    input: JSON.stringify({ location, snapshots: snapshots.map(String) }),
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  if (r.status !== 0) throw new Error(`pyiceberg failed: ${r.stderr || r.error?.message}`)
+  return JSON.parse(r.stdout) as PyRead
+}
+
+const sortBy = (rows: Record<string, unknown>[], ...keys: string[]) =>
+  [...rows].sort((a, b) => keys.map(k => String(a[k]).localeCompare(String(b[k]))).find(c => c !== 0) ?? 0)
+
+/** Python's `datetime.isoformat()` of a UTC instant (microseconds only when non-zero). */
+function pyIso(millis: number, extraMicros: number): string {
+  const base = new Date(millis).toISOString().slice(0, 19)
+  const micros = (millis % 1000) * 1000 + extraMicros
+  return `${base}${micros === 0 ? '' : `.${String(micros).padStart(6, '0')}`}+00:00`
+}
+
+const problem = pyicebergProblem()
+
+describe('pyiceberg reads Sluice lake tables', () => {
+  if (problem !== null) {
+    if (REQUIRED) {
+      it('has pyiceberg available (SLUICE_REQUIRE_PEERS=1)', () => {
+        throw new Error(
+          `pyiceberg peer missing: ${problem}. Install the venv at .ci/.venv or unset SLUICE_REQUIRE_PEERS.`,
+        )
+      })
+    } else {
+      console.warn(`skipping pyiceberg tests: ${problem}`)
+      it.skip(`pyiceberg (skipped: ${problem})`, () => {})
+    }
+    return
+  }
+
+  let lake: TempLake
+  let now = 1_800_000_000_000
+  beforeAll(async () => {
+    lake = await tempLake(() => (now += 1000))
+  })
+  afterAll(() => lake.close())
+
+  it('log table: every snapshot scans to the tiered rows', { timeout: 120_000 }, async () => {
+    const info = tableInfoOf(LOG_TABLE)
+    const table = lake.table(info)
+    const rowOf = (id: number): Row => [
+      BigInt(id),
+      id === 1 ? null : `n${id}`,
+      new Decimal(BigInt(id * 125), 2),
+      new Timestamp(1_700_000_000_000 + id, 5000),
+    ]
+    let state = await table.createIfAbsent(info)
+    const s1 = await tierLogRound(table, state, 0, 0, 3, rowOf)
+    const s2 = await tierLogRound(table, s1.state, 1, 0, 2, rowOf)
+    state = s2.state
+    const read = pyiceberg(state.pointer.metadataLocation, [s1.snapshotId, s2.snapshotId])
+    expect(read.current).toBe(String(s2.snapshotId))
+    const first = read.snapshots[String(s1.snapshotId)]
+    expect(sortBy(first.scan ?? [], '__offset')).toEqual(
+      [0, 1, 2].map(id => ({
+        id,
+        name: id === 1 ? null : `n${id}`,
+        amount: (id * 1.25).toFixed(2),
+        event_time: pyIso(1_700_000_000_000 + id, 5),
+        __bucket: 0,
+        __offset: id,
+        __timestamp: pyIso(1_000 + id, 0),
+      })),
+    )
+    const second = read.snapshots[String(s2.snapshotId)]
+    expect(sortBy(second.scan ?? [], '__bucket', '__offset').map(r => [r.__bucket, r.id])).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [1, 0],
+      [1, 1],
+    ])
+    expect(second.rows.length).toBe(5)
+    expect(second.summary['fluss-offsets']).toBe('[{"bucket":0,"offset":3},{"bucket":1,"offset":2}]')
+    expect(second.entries).toEqual([
+      [1, 2, 2],
+      [1, 1, 1],
+    ])
+    expect(read.files).toBe(2)
+    expect(read.offsetBounds.map(b => [b.lower_bound, b.upper_bound]).sort()).toEqual([
+      [0, 1],
+      [0, 2],
+    ])
+  })
+
+  it('primary-key table: merge-on-read across rounds, also after snapshot expiry', {
+    timeout: 120_000,
+  }, async () => {
+    const info = tableInfoOf(PK_TABLE)
+    const table = lake.table(info)
+    const { INSERT: I, UPDATE_BEFORE: UB, UPDATE_AFTER: UA, DELETE: D } = ChangeType
+    const ch = (start: number, list: [ChangeType, Row][]): ChangeRecord[] =>
+      list.map(([changeType, row], i) => ({ changeType, row, offset: start + i, timestampMs: start + i }))
+    const s0 = await table.createIfAbsent(info)
+    const r1 = await tierPkRound(
+      table,
+      s0,
+      0,
+      ch(0, [
+        [I, [1n, 'a', 1]],
+        [I, [2n, 'b', 2]],
+        [I, [3n, 'c', 3]],
+      ]),
+      3,
+    )
+    const r2 = await tierPkRound(
+      table,
+      r1.state,
+      0,
+      ch(3, [
+        [UB, [2n, 'b', 2]],
+        [UA, [2n, 'b2', 20]],
+        [D, [3n, 'c', 3]],
+        [I, [4n, 'd', 4]],
+      ]),
+      7,
+    )
+    const r3 = await tierPkRound(
+      table,
+      r2.state,
+      0,
+      ch(7, [
+        [UB, [1n, 'a', 1]],
+        [UA, [1n, 'a3', 30]],
+        [D, [4n, 'd', 4]],
+        [I, [3n, 'c3', 33]],
+      ]),
+      11,
+    )
+    const ids = [r1.snapshotId, r2.snapshotId, r3.snapshotId]
+    const user = (rows: Record<string, unknown>[]) => sortBy(rows, 'id').map(r => [r.id, r.name, r.qty])
+    const read = pyiceberg(r3.state.metadata.location, ids)
+    expect(read.current).toBe(String(r3.snapshotId))
+    expect(user(read.snapshots[String(ids[0])].rows)).toEqual([
+      [1, 'a', 1],
+      [2, 'b', 2],
+      [3, 'c', 3],
+    ])
+    expect(user(read.snapshots[String(ids[0])].scan ?? [])).toEqual([
+      [1, 'a', 1],
+      [2, 'b', 2],
+      [3, 'c', 3],
+    ])
+    expect(user(read.snapshots[String(ids[1])].rows)).toEqual([
+      [1, 'a', 1],
+      [2, 'b2', 20],
+      [4, 'd', 4],
+    ])
+    expect(user(read.snapshots[String(ids[2])].rows)).toEqual([
+      [1, 'a3', 30],
+      [2, 'b2', 20],
+      [3, 'c3', 33],
+    ])
+    expect(read.snapshots[String(ids[2])].scanError).toMatch(/equality deletes/)
+    expect(read.snapshots[String(ids[2])].operation).toBe('overwrite')
+
+    now += 3_600_000
+    const expired = await expireSnapshots(table, { olderThanMs: now, retainLast: 1 })
+    expect(expired.expiredSnapshotIds.length).toBe(2)
+    const after = pyiceberg(expired.state.pointer.metadataLocation, [r3.snapshotId])
+    expect(user(after.snapshots[String(r3.snapshotId)].rows)).toEqual([
+      [1, 'a3', 30],
+      [2, 'b2', 20],
+      [3, 'c3', 33],
+    ])
+  })
+
+  it('partitioned primary-key table: identity partitions and scoped deletes', {
+    timeout: 120_000,
+  }, async () => {
+    const info = tableInfoOf(PARTITIONED_PK_TABLE)
+    const table = lake.table(info)
+    const { INSERT: I, DELETE: D } = ChangeType
+    const p1 = { partitionId: 1, partitionName: 'dt=2024-01-01' }
+    const p2 = { partitionId: 2, partitionName: 'dt=2024-01-02' }
+    const one = (changeType: ChangeType, row: Row, offset: number): ChangeRecord[] => [
+      { changeType, row, offset, timestampMs: offset },
+    ]
+    const s0 = await table.createIfAbsent(info)
+    const a = await tierPkRound(table, s0, 0, one(I, ['2024-01-01', 1n, 'x'], 0), 1, p1)
+    const b = await tierPkRound(table, a.state, 0, one(I, ['2024-01-02', 1n, 'y'], 0), 1, p2)
+    const c = await tierPkRound(table, b.state, 0, one(D, ['2024-01-01', 1n, 'x'], 1), 2, p1)
+    const read = pyiceberg(c.state.pointer.metadataLocation, [b.snapshotId, c.snapshotId])
+    const user = (rows: Record<string, unknown>[]) => sortBy(rows, 'dt').map(r => [r.dt, r.id, r.name])
+    expect(user(read.snapshots[String(b.snapshotId)].scan ?? [])).toEqual([
+      ['2024-01-01', 1, 'x'],
+      ['2024-01-02', 1, 'y'],
+    ])
+    expect(user(read.snapshots[String(c.snapshotId)].rows)).toEqual([['2024-01-02', 1, 'y']])
+  })
+})

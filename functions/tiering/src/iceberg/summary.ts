@@ -1,0 +1,159 @@
+import { FlussError } from '@sluice/core/errors'
+import { isJsonObject, parseJson, stringifyJson } from './json.js'
+import { samePartition } from './partition.js'
+import { type DataFile, FileContent, type FlussBucketOffset, type Snapshot } from './types.js'
+
+/**
+ * Snapshot summaries as Iceberg's Java `SnapshotSummary` writes them (every value a string; added
+ * metrics only when non-zero; totals carried from the parent summary, or omitted when the parent
+ * has none), plus Fluss's `commit-user` and `fluss-offsets`.
+ *
+ * `fluss-offsets` is the inline JSON of Fluss 0.8: `[{"bucket":0,"offset":1234}]`, and for
+ * partitioned tables `[{"partition_id":3,"partition_name":"p=x","bucket":0,"offset":3}]`. The
+ * offsets are exclusive end offsets, and every snapshot lists every bucket tiered so far, so the
+ * latest Fluss snapshot alone says where each bucket's next round starts.
+ */
+
+export const COMMIT_USER_PROP = 'commit-user'
+export const FLUSS_COMMIT_USER = '__fluss_lake_tiering'
+export const FLUSS_OFFSETS_PROP = 'fluss-offsets'
+
+const TOTALS = [
+  'total-records',
+  'total-files-size',
+  'total-data-files',
+  'total-delete-files',
+  'total-position-deletes',
+  'total-equality-deletes',
+] as const
+
+export function isFlussSnapshot(s: Snapshot): boolean {
+  return s.summary[COMMIT_USER_PROP] === FLUSS_COMMIT_USER
+}
+
+function bucketKey(o: FlussBucketOffset): string {
+  return `${o.partitionId ?? '-'}:${o.bucket}`
+}
+
+function checkOffset(o: FlussBucketOffset): void {
+  const ok = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0
+  if (!ok(o.bucket) || !ok(o.offset) || (o.partitionId !== undefined && !ok(o.partitionId))) {
+    throw new FlussError('INVALID_REQUEST', `invalid bucket offset ${JSON.stringify(o)}`)
+  }
+}
+
+export function formatFlussOffsets(offsets: readonly FlussBucketOffset[]): string {
+  const sorted = [...offsets].sort(
+    (a, b) => (a.partitionId ?? -1) - (b.partitionId ?? -1) || a.bucket - b.bucket,
+  )
+  return stringifyJson(
+    sorted.map(o =>
+      o.partitionId === undefined
+        ? { bucket: o.bucket, offset: o.offset }
+        : {
+            partition_id: o.partitionId,
+            partition_name: o.partitionName ?? '',
+            bucket: o.bucket,
+            offset: o.offset,
+          },
+    ),
+  )
+}
+
+/** Parses `fluss-offsets`; CORRUPT_MESSAGE when it is not the inline JSON form. */
+export function parseFlussOffsets(text: string): FlussBucketOffset[] {
+  const v = parseJson(text)
+  if (!Array.isArray(v))
+    throw new FlussError('CORRUPT_MESSAGE', `fluss-offsets is not a JSON array: ${text.slice(0, 80)}`)
+  return v.map(e => {
+    if (!isJsonObject(e)) throw new FlussError('CORRUPT_MESSAGE', 'fluss-offsets entry is not an object')
+    const o: FlussBucketOffset = {
+      ...(e.partition_id === undefined || e.partition_id === null
+        ? {}
+        : { partitionId: Number(e.partition_id) }),
+      ...(typeof e.partition_name === 'string' ? { partitionName: e.partition_name } : {}),
+      bucket: Number(e.bucket),
+      offset: Number(e.offset),
+    }
+    try {
+      checkOffset(o)
+    } catch {
+      throw new FlussError('CORRUPT_MESSAGE', `fluss-offsets entry ${stringifyJson(e)} is invalid`)
+    }
+    return o
+  })
+}
+
+/** The base offsets overridden by `updates`; an update may not move a bucket backwards. */
+export function mergeFlussOffsets(
+  base: readonly FlussBucketOffset[],
+  updates: readonly FlussBucketOffset[],
+): FlussBucketOffset[] {
+  const merged = new Map(base.map(o => [bucketKey(o), o]))
+  for (const u of updates) {
+    checkOffset(u)
+    const old = merged.get(bucketKey(u))
+    if (old !== undefined && u.offset < old.offset) {
+      throw new FlussError(
+        'INVALID_REQUEST',
+        `bucket ${bucketKey(u)} would move back from offset ${old.offset} to ${u.offset}`,
+      )
+    }
+    merged.set(bucketKey(u), u)
+  }
+  return [...merged.values()]
+}
+
+/** The operation Java's RowDelta reports: data only → append, deletes only → delete, both → overwrite. */
+export function operationOf(files: readonly DataFile[]): 'append' | 'overwrite' | 'delete' {
+  const data = files.some(f => f.content === FileContent.DATA)
+  const deletes = files.some(f => f.content !== FileContent.DATA)
+  return deletes ? (data ? 'overwrite' : 'delete') : 'append'
+}
+
+function changedPartitions(files: readonly DataFile[]): number {
+  const seen: DataFile[] = []
+  for (const f of files) {
+    if (!seen.some(s => s.specId === f.specId && samePartition(s.partition, f.partition))) seen.push(f)
+  }
+  return seen.length
+}
+
+/** The summary of a snapshot adding `added` on top of `parent`. */
+export function appendSummary(
+  added: readonly DataFile[],
+  parent: Snapshot | undefined,
+  extra: Readonly<Record<string, string>>,
+): Snapshot['summary'] {
+  const data = added.filter(f => f.content === FileContent.DATA)
+  const eq = added.filter(f => f.content === FileContent.EQUALITY_DELETES)
+  const pos = added.filter(f => f.content === FileContent.POSITION_DELETES)
+  const sum = (fs: readonly DataFile[], m: (f: DataFile) => number) => fs.reduce((n, f) => n + m(f), 0)
+  const added$ = {
+    'added-data-files': data.length,
+    'added-delete-files': eq.length + pos.length,
+    'added-equality-delete-files': eq.length,
+    'added-position-delete-files': pos.length,
+    'added-records': sum(data, f => f.recordCount),
+    'added-equality-deletes': sum(eq, f => f.recordCount),
+    'added-position-deletes': sum(pos, f => f.recordCount),
+    'added-files-size': sum(added, f => f.fileSizeInBytes),
+  }
+  const out: Record<string, string> = { operation: operationOf(added) }
+  for (const [k, v] of Object.entries(added$)) if (v > 0) out[k] = String(v)
+  out['changed-partition-count'] = String(changedPartitions(added))
+  const deltas: Record<(typeof TOTALS)[number], number> = {
+    'total-records': added$['added-records'],
+    'total-files-size': added$['added-files-size'],
+    'total-data-files': data.length,
+    'total-delete-files': eq.length + pos.length,
+    'total-position-deletes': added$['added-position-deletes'],
+    'total-equality-deletes': added$['added-equality-deletes'],
+  }
+  for (const k of TOTALS) {
+    const previous = parent === undefined ? '0' : parent.summary[k]
+    if (previous === undefined || !/^\d+$/.test(previous)) continue
+    out[k] = String(Number(previous) + deltas[k])
+  }
+  return { ...out, ...extra, operation: out.operation }
+}

@@ -1,0 +1,219 @@
+import { FlussError, isFlussError } from '@sluice/core/errors'
+import type { TableInfo, TablePath } from '@sluice/core/metadata'
+import type { Row } from '@sluice/core/row'
+import { type CatalogColumn, isCommitStateUnknown, type LakeCatalog } from '../catalog/catalog.js'
+import { DataFileWriter } from '../parquet/data-file-writer.js'
+import { writeEqualityDeleteFile } from '../parquet/delete-file-writer.js'
+import type { WriteContext } from '../parquet/write-context.js'
+import { type AppendRequest, type CommitResult, commitAppend } from './append.js'
+import type { LakeFileIO } from './file-io.js'
+import { metadataFileName, metadataFileVersion } from './ids.js'
+import type { ManifestContext } from './manifest.js'
+import { serializeTableMetadata } from './metadata.js'
+import { type LakeTableOptions, lakeTableOptions } from './options.js'
+import { type LakePartitioning, lakePartitioningOf } from './partition.js'
+import { type LakeSchema, lakeSchemaOf, sameFields } from './schema.js'
+import { newTableMetadata } from './table-metadata.js'
+import { type LakeTableState, readState, stateOf } from './table-state.js'
+import type { DataFile, ManifestContent, PartitionField, TableMetadata } from './types.js'
+
+export interface IcebergTableDeps {
+  readonly io: LakeFileIO
+  readonly catalog: LakeCatalog
+  readonly clock?: () => number
+  readonly options?: Partial<LakeTableOptions>
+}
+
+/**
+ * One Iceberg v2 lake table of a Fluss table, as the tiering round uses it:
+ *
+ *   const table = new IcebergTable(tablePath, { io, catalog })
+ *   let state = await table.createIfAbsent(tableInfo)      // or load() later on
+ *   const writer = table.newDataFileWriter(bucket)          // per (partition, bucket)
+ *   await writer.write(records); const dataFiles = await writer.finish()
+ *   const deletes = await table.writeEqualityDeleteFile(bucket, keys)   // PK tables
+ *   await table.commitAppend({ dataFiles, deleteFiles: [deletes], summary: { flussOffsets }, base: state })
+ *
+ * A commit writes manifests, a manifest list and a new metadata file, then swaps the catalog
+ * pointer atomically. Losing the swap to another Fluss commit throws LAKE_COMMIT_CONFLICT after
+ * deleting every file of the attempt, the data and delete files included.
+ */
+export class IcebergTable {
+  readonly io: LakeFileIO
+  readonly catalog: LakeCatalog
+  readonly clock: () => number
+  readonly options: LakeTableOptions
+  private bound: { schema: LakeSchema; partitioning: LakePartitioning; location: string } | undefined
+
+  constructor(
+    readonly path: TablePath,
+    deps: IcebergTableDeps,
+  ) {
+    this.io = deps.io
+    this.catalog = deps.catalog
+    this.clock = deps.clock ?? Date.now
+    this.options = lakeTableOptions(deps.options)
+  }
+
+  /**
+   * Creates the lake table of `tableInfo` unless it exists, and returns its state. An existing
+   * table must have the schema and partition spec `tableInfo` maps to (INVALID_TABLE_EXCEPTION).
+   */
+  async createIfAbsent(
+    tableInfo: TableInfo,
+    location = this.io.tableLocation(this.path),
+  ): Promise<LakeTableState> {
+    const schema = lakeSchemaOf(tableInfo)
+    const partitioning = lakePartitioningOf(tableInfo, schema)
+    const pointer = await this.catalog.loadTable(this.path)
+    if (pointer !== undefined) return this.bind(schema, partitioning, await readState(this.io, pointer))
+    const metadata = newTableMetadata({
+      tableInfo,
+      location: location.replace(/\/+$/, ''),
+      schema,
+      partitioning,
+      nowMs: this.clock(),
+    })
+    const metadataLocation = `${metadata.location}/metadata/${metadataFileName(0, this.clock())}`
+    const metadataJson = serializeTableMetadata(metadata)
+    await this.io.write(metadataLocation, Buffer.from(metadataJson), true)
+    try {
+      const created = await this.catalog.createTable({
+        path: this.path,
+        location: metadata.location,
+        metadataLocation,
+        metadataJson,
+        columns: catalogColumns(metadata),
+      })
+      return this.bind(schema, partitioning, stateOf(created, metadata))
+    } catch (e) {
+      if (isCommitStateUnknown(e)) throw e
+      await this.io.delete([metadataLocation])
+      if (!isFlussError(e, 'LAKE_TABLE_ALREADY_EXIST')) throw e
+      return this.bind(schema, partitioning, await this.load())
+    }
+  }
+
+  private bind(schema: LakeSchema, partitioning: LakePartitioning, state: LakeTableState): LakeTableState {
+    const md = state.metadata
+    const current = md.schemas.find(s => s['schema-id'] === md['current-schema-id'])
+    const spec = md['partition-specs'].find(s => s['spec-id'] === md['default-spec-id'])
+    if (current === undefined || !sameFields(current, schema.iceberg)) {
+      throw new FlussError(
+        'INVALID_TABLE_EXCEPTION',
+        `lake table ${this.name} has a different schema than the Fluss table`,
+      )
+    }
+    if (spec === undefined || !sameSpecFields(spec.fields, partitioning.spec.fields)) {
+      throw new FlussError(
+        'INVALID_TABLE_EXCEPTION',
+        `lake table ${this.name} has a different partition spec`,
+      )
+    }
+    this.bound = {
+      schema: { ...schema, iceberg: current },
+      partitioning: { ...partitioning, spec },
+      location: md.location,
+    }
+    return state
+  }
+
+  get name(): string {
+    return `${this.path.databaseName}.${this.path.tableName}`
+  }
+
+  /** The table's current metadata and tiering position; TABLE_NOT_EXIST when not created. */
+  async load(): Promise<LakeTableState> {
+    const pointer = await this.catalog.loadTable(this.path)
+    if (pointer === undefined)
+      throw new FlussError('TABLE_NOT_EXIST', `lake table ${this.name} does not exist`)
+    return readState(this.io, pointer)
+  }
+
+  /** What the file writers need; INVALID_REQUEST before `createIfAbsent` bound the table. */
+  writeContext(): WriteContext {
+    if (this.bound === undefined) {
+      throw new FlussError(
+        'INVALID_REQUEST',
+        `lake table ${this.name} is not bound: call createIfAbsent first`,
+      )
+    }
+    return { io: this.io, clock: this.clock, options: this.options, ...this.bound }
+  }
+
+  manifestContext(content: ManifestContent): ManifestContext {
+    const ctx = this.writeContext()
+    return {
+      schema: ctx.schema.iceberg,
+      spec: ctx.partitioning.spec,
+      partitionFields: ctx.partitioning.fields,
+      content,
+    }
+  }
+
+  newDataFileWriter(bucket: number): DataFileWriter {
+    return new DataFileWriter(this.writeContext(), bucket)
+  }
+
+  /** Writes one key-only equality delete file (keys: primary-key values in key order). */
+  writeEqualityDeleteFile(bucket: number, keys: readonly Row[]): Promise<DataFile> {
+    return writeEqualityDeleteFile(this.writeContext(), bucket, keys)
+  }
+
+  /** Appends data and delete files as one snapshot; see `append.ts`. */
+  commitAppend(request: AppendRequest): Promise<CommitResult> {
+    return commitAppend(this, request)
+  }
+
+  /**
+   * Writes `metadata` as the next metadata file and swaps the catalog pointer from `base` to it.
+   * On a definite failure the file is deleted again; LAKE_COMMIT_CONFLICT when another commit won.
+   */
+  async commitMetadata(base: LakeTableState, metadata: TableMetadata): Promise<LakeTableState> {
+    const previous =
+      metadataFileVersion(base.pointer.metadataLocation) ?? base.metadata['metadata-log'].length
+    const metadataLocation = `${metadata.location}/metadata/${metadataFileName(previous + 1, this.clock())}`
+    const metadataJson = serializeTableMetadata(metadata)
+    await this.io.write(metadataLocation, Buffer.from(metadataJson), true)
+    try {
+      const pointer = await this.catalog.commitTable({
+        path: this.path,
+        location: metadata.location,
+        metadataLocation,
+        metadataJson,
+        columns: catalogColumns(metadata),
+        base: base.pointer,
+      })
+      return stateOf(pointer, metadata)
+    } catch (e) {
+      if (!isCommitStateUnknown(e)) await this.io.delete([metadataLocation])
+      throw e
+    }
+  }
+}
+
+function sameSpecFields(a: readonly PartitionField[], b: readonly PartitionField[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((f, i) => {
+      const g = b[i]
+      return (
+        f.name === g.name &&
+        f.transform === g.transform &&
+        f['source-id'] === g['source-id'] &&
+        f['field-id'] === g['field-id']
+      )
+    })
+  )
+}
+
+function catalogColumns(md: TableMetadata): CatalogColumn[] {
+  const schema = md.schemas.find(s => s['schema-id'] === md['current-schema-id'])
+  return (schema?.fields ?? []).map(f => ({
+    name: f.name,
+    icebergType: f.type,
+    fieldId: f.id,
+    required: f.required,
+    ...(f.doc === undefined ? {} : { doc: f.doc }),
+  }))
+}
