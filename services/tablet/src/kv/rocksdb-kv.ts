@@ -1,0 +1,202 @@
+import { rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import {
+  type Configuration,
+  KV_ROCKSDB_BLOCK_BLOCKSIZE,
+  KV_ROCKSDB_BLOOM_FILTER_BITS_PER_KEY,
+  KV_ROCKSDB_FILES_OPEN,
+  KV_ROCKSDB_THREAD_NUM,
+  KV_ROCKSDB_USE_BLOOM_FILTER,
+  KV_ROCKSDB_WRITE_BATCH_SIZE,
+  KV_ROCKSDB_WRITEBUFFER_COUNT,
+  KV_ROCKSDB_WRITEBUFFER_SIZE,
+} from '@sluice/core/config'
+import { FlussError } from '@sluice/core/errors'
+import { decodeKvMeta, encodeKvMeta, type KvMeta, META_KEY } from './kv-meta.js'
+import type { NativeRocksDB, NativeRocksDBModule } from './rocksdb-native-types.js'
+
+const native = createRequire(import.meta.url)('rocksdb-native') as NativeRocksDBModule
+
+/** RocksDB settings of one bucket, from the server's `kv.rocksdb.*` options. */
+export interface RocksDbKvOptions {
+  readonly writeBufferSizeBytes: number
+  readonly maxWriteBufferNumber: number
+  readonly blockSizeBytes: number
+  /** Bloom filter bits per key; null = no filter. */
+  readonly bloomBitsPerKey: number | null
+  /** -1 = no limit. */
+  readonly maxOpenFiles: number
+  readonly maxBackgroundJobs: number
+  /** `kv.rocksdb.write-batch-size`: a flush writes batches of about this many bytes (0 = one batch). */
+  readonly writeBatchBytes: number
+}
+
+export function rocksDbKvOptions(conf: Configuration): RocksDbKvOptions {
+  return {
+    writeBufferSizeBytes: conf.get(KV_ROCKSDB_WRITEBUFFER_SIZE),
+    maxWriteBufferNumber: conf.get(KV_ROCKSDB_WRITEBUFFER_COUNT),
+    blockSizeBytes: conf.get(KV_ROCKSDB_BLOCK_BLOCKSIZE),
+    bloomBitsPerKey: conf.get(KV_ROCKSDB_USE_BLOOM_FILTER)
+      ? conf.get(KV_ROCKSDB_BLOOM_FILTER_BITS_PER_KEY)
+      : null,
+    maxOpenFiles: conf.get(KV_ROCKSDB_FILES_OPEN),
+    maxBackgroundJobs: conf.get(KV_ROCKSDB_THREAD_NUM),
+    writeBatchBytes: conf.get(KV_ROCKSDB_WRITE_BATCH_SIZE),
+  }
+}
+
+/** Small memtables for tests and tools. */
+export const SMALL_ROCKSDB_OPTIONS: RocksDbKvOptions = {
+  writeBufferSizeBytes: 4 * 1024 * 1024,
+  maxWriteBufferNumber: 2,
+  blockSizeBytes: 4096,
+  bloomBitsPerKey: 10,
+  maxOpenFiles: -1,
+  maxBackgroundJobs: 2,
+  writeBatchBytes: 2 * 1024 * 1024,
+}
+
+/** A put (value bytes) or delete (null) of one key. */
+export interface KvWrite {
+  readonly key: Buffer
+  readonly value: { readonly bytes: Buffer } | null
+}
+
+function storageError(e: unknown, what: string): FlussError {
+  if (e instanceof FlussError) return e
+  const detail = e instanceof Error ? e.message : String(e)
+  return new FlussError('KV_STORAGE_EXCEPTION', `${what}: ${detail}`, { cause: e })
+}
+
+/** The smallest key above every key that starts with `prefix`, or null when there is none. */
+export function prefixUpperBound(prefix: Buffer): Buffer | null {
+  const end = Buffer.from(prefix)
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i] !== 0xff) {
+      end[i]++
+      return end.subarray(0, i + 1)
+    }
+  }
+  return null
+}
+
+/** The first key of the user key space: user keys are never empty, the empty key holds `KvMeta`. */
+const FIRST_USER_KEY = Buffer.from([0])
+
+/**
+ * One bucket's RocksDB (Fluss's `RocksDBKv`) through rocksdb-native. User keys are the encoded
+ * primary keys (never empty); the empty key holds the flushed changelog offset (`KvMeta`) and is
+ * written in the same atomic batch as the data it describes. Every read and write batch is
+ * destroyed after use, otherwise close() would wait for it forever.
+ */
+export class RocksDbKv {
+  #closed = false
+
+  private constructor(
+    readonly dir: string,
+    readonly db: NativeRocksDB,
+  ) {}
+
+  static async open(dir: string, options: RocksDbKvOptions): Promise<RocksDbKv> {
+    const columnFamily = new native.ColumnFamily('default', {
+      writeBufferSize: options.writeBufferSizeBytes,
+      maxWriteBufferNumber: options.maxWriteBufferNumber,
+      tableBlockSize: options.blockSizeBytes,
+      filterPolicy:
+        options.bloomBitsPerKey === null ? null : new native.BloomFilterPolicy(options.bloomBitsPerKey),
+    })
+    const db = new native(dir, {
+      columnFamily,
+      maxOpenFiles: options.maxOpenFiles,
+      maxBackgroundJobs: options.maxBackgroundJobs,
+    })
+    try {
+      await db.ready()
+    } catch (e) {
+      throw storageError(e, `opening RocksDB in ${dir}`)
+    }
+    return new RocksDbKv(dir, db)
+  }
+
+  /** Deletes a closed instance's directory. */
+  static async destroy(dir: string): Promise<void> {
+    await rm(dir, { recursive: true, force: true })
+  }
+
+  get isClosed(): boolean {
+    return this.#closed
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new FlussError('KV_STORAGE_EXCEPTION', `RocksDB in ${this.dir} is closed`)
+  }
+
+  /** Values of `keys` (null when absent), read in one batch. */
+  async multiGet(keys: readonly Buffer[]): Promise<(Buffer | null)[]> {
+    this.#checkOpen()
+    if (keys.length === 0) return []
+    const batch = this.db.read({ autoDestroy: true, capacity: keys.length })
+    const values = keys.map(key => batch.get(key))
+    batch.tryFlush()
+    try {
+      return await Promise.all(values)
+    } catch (e) {
+      throw storageError(e, `reading ${keys.length} keys from RocksDB in ${this.dir}`)
+    }
+  }
+
+  /** Applies puts/deletes and the new meta in one atomic write batch. */
+  async write(writes: Iterable<KvWrite>, meta: KvMeta | null): Promise<void> {
+    this.#checkOpen()
+    const batch = this.db.write({ autoDestroy: true })
+    for (const w of writes) {
+      if (w.value === null) batch.tryDelete(w.key)
+      else batch.tryPut(w.key, w.value.bytes)
+    }
+    if (meta !== null) batch.tryPut(META_KEY, encodeKvMeta(meta))
+    try {
+      await batch.flush()
+    } catch (e) {
+      throw storageError(e, `writing to RocksDB in ${this.dir}`)
+    }
+  }
+
+  async readMeta(): Promise<KvMeta | null> {
+    const [bytes] = await this.multiGet([META_KEY])
+    return bytes === null ? null : decodeKvMeta(bytes)
+  }
+
+  /** Values of every key starting with `prefix`, in key order, at most `limit`. */
+  async prefixScan(prefix: Buffer, limit = Number.POSITIVE_INFINITY): Promise<Buffer[]> {
+    if (prefix.length === 0) return this.scan(FIRST_USER_KEY, null, limit)
+    return this.scan(prefix, prefixUpperBound(prefix), limit)
+  }
+
+  /** The first `limit` values in key order. */
+  limitScan(limit: number): Promise<Buffer[]> {
+    return this.scan(FIRST_USER_KEY, null, limit)
+  }
+
+  private async scan(gte: Buffer, lt: Buffer | null, limit: number): Promise<Buffer[]> {
+    this.#checkOpen()
+    const values: Buffer[] = []
+    if (limit <= 0) return values
+    const range = lt === null ? { gte, limit } : { gte, lt, limit }
+    try {
+      for await (const { value } of this.db.iterator(range)) values.push(value)
+    } catch (e) {
+      throw storageError(e, `scanning RocksDB in ${this.dir}`)
+    }
+    return values
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    try {
+      await this.db.close()
+    } catch (e) {
+      throw storageError(e, `closing RocksDB in ${this.dir}`)
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The part of rocksdb-native's API this package uses (the module ships no type declarations).
+ * Keys and values are always Buffers.
+ */
+
+export interface NativeReadBatch {
+  get(key: Buffer): Promise<Buffer | null>
+  tryFlush(): void
+  destroy(): void
+}
+
+export interface NativeWriteBatch {
+  tryPut(key: Buffer, value: Buffer): void
+  tryDelete(key: Buffer): void
+  flush(): Promise<void>
+  destroy(): void
+}
+
+export interface NativeIteratorRange {
+  readonly gte?: Buffer
+  readonly lt?: Buffer
+  readonly limit?: number
+}
+
+export interface NativeRocksDB {
+  ready(): Promise<void>
+  read(options: { autoDestroy: boolean; capacity?: number }): NativeReadBatch
+  write(options: { autoDestroy: boolean; capacity?: number }): NativeWriteBatch
+  iterator(range: NativeIteratorRange): AsyncIterable<{ key: Buffer; value: Buffer }>
+  flush(): Promise<void>
+  close(): Promise<void>
+}
+
+export interface NativeColumnFamilyOptions {
+  readonly writeBufferSize?: number
+  readonly maxWriteBufferNumber?: number
+  readonly tableBlockSize?: number
+  readonly filterPolicy?: unknown
+}
+
+export interface NativeRocksDBOptions {
+  readonly columnFamily?: unknown
+  readonly maxOpenFiles?: number
+  readonly maxBackgroundJobs?: number
+}
+
+export interface NativeRocksDBModule {
+  new (dir: string, options?: NativeRocksDBOptions): NativeRocksDB
+  ColumnFamily: new (name: string, options?: NativeColumnFamilyOptions) => unknown
+  BloomFilterPolicy: new (bitsPerKey: number) => unknown
+}
