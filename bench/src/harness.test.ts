@@ -22,8 +22,20 @@ describe('bench harness', () => {
       target: { ratio: 0.5 },
       runs: 4,
       setup: async () => null,
-      subject: { name: 'sub', run: async () => (order.push('s'), { value: 10 + s++ }) },
-      baseline: { name: 'base', run: async () => (order.push('b'), { value: 40 + b++, extra: { p99: 7 } }) },
+      subject: {
+        name: 'sub',
+        run: async () => {
+          order.push('s')
+          return { value: 10 + s++ }
+        },
+      },
+      baseline: {
+        name: 'base',
+        run: async () => {
+          order.push('b')
+          return { value: 40 + b++, extra: { p99: 7 } }
+        },
+      },
     }
     const r = await runBenchmark(bench)
     // warm-up b,s then b s | s b | b s | s b

@@ -74,8 +74,16 @@ function summarize(name: string, samples: Sample[]): CaseResult {
   const values = samples.map(s => s.value)
   const keys = new Set(samples.flatMap(s => Object.keys(s.extra ?? {})))
   const extra: Record<string, number> = {}
-  for (const k of keys) extra[k] = median(samples.map(s => s.extra?.[k]).filter((v): v is number => v !== undefined))
-  return { name, median: median(values), min: Math.min(...values), max: Math.max(...values), samples: values, extra }
+  for (const k of keys)
+    extra[k] = median(samples.map(s => s.extra?.[k]).filter((v): v is number => v !== undefined))
+  return {
+    name,
+    median: median(values),
+    min: Math.min(...values),
+    max: Math.max(...values),
+    samples: values,
+    extra,
+  }
 }
 
 export async function runBenchmark<C>(b: Benchmark<C>, runsOverride?: number): Promise<BenchResult> {
@@ -104,7 +112,11 @@ export async function runBenchmark<C>(b: Benchmark<C>, runsOverride?: number): P
   const base = summarize(b.baseline.name, baseline)
   const ratio = s.median / base.median
   const targetMet =
-    b.target === undefined ? undefined : b.better === 'higher' ? ratio >= b.target.ratio : ratio <= b.target.ratio
+    b.target === undefined
+      ? undefined
+      : b.better === 'higher'
+        ? ratio >= b.target.ratio
+        : ratio <= b.target.ratio
   return {
     name: b.name,
     description: b.description,

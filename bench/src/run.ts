@@ -36,13 +36,18 @@ async function main(): Promise<void> {
     console.error(`running ${b.name} ...`)
     const r = await runBenchmark(b, args.runs)
     results.push(r)
-    console.error(`  ${b.name}: subject ${r.subject.median.toFixed(1)} vs baseline ${r.baseline.median.toFixed(1)} ${r.unit}, ratio ${r.ratio.toFixed(3)}`)
+    console.error(
+      `  ${b.name}: subject ${r.subject.median.toFixed(1)} vs baseline ${r.baseline.median.toFixed(1)} ${r.unit}, ratio ${r.ratio.toFixed(3)}`,
+    )
   }
   console.log(JSON.stringify(results, null, 2))
   if (args.write) {
     const dir = join(root, 'bench', 'results')
     mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(results, null, 2))
+    writeFileSync(
+      join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+      JSON.stringify(results, null, 2),
+    )
     const docPath = join(root, 'docs', 'benchmarks.md')
     let existing: string | undefined
     try {

@@ -16,7 +16,9 @@ export async function waitUntil<T>(
     }
     if (Date.now() > deadline) {
       const why = last instanceof Error ? `; last error: ${last.message}` : ''
-      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what ?? 'condition'}${why}`)
+      throw new Error(
+        `timed out after ${options.timeoutMs} ms waiting for ${options.what ?? 'condition'}${why}`,
+      )
     }
     await new Promise(r => setTimeout(r, options.intervalMs ?? 100))
   }

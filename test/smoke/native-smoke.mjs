@@ -87,6 +87,9 @@ await check('@duckdb/node-api query', async () => {
 })
 
 const failed = checks.filter(c => !c.ok)
-for (const c of checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.ok ? ` (${c.detail})` : `\n${c.detail}`}`)
-console.log(`native smoke on node ${process.version}: ${checks.length - failed.length}/${checks.length} passed`)
+for (const c of checks)
+  console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.ok ? ` (${c.detail})` : `\n${c.detail}`}`)
+console.log(
+  `native smoke on node ${process.version}: ${checks.length - failed.length}/${checks.length} passed`,
+)
 process.exit(failed.length === 0 ? 0 : 1)

@@ -81,7 +81,8 @@ export class ServerProcess {
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`${o.name} was not ready within ${o.readyTimeoutMs} ms:\n${this.recentOutput()}`)),
+        () =>
+          reject(new Error(`${o.name} was not ready within ${o.readyTimeoutMs} ms:\n${this.recentOutput()}`)),
         o.readyTimeoutMs,
       )
     })
