@@ -1,0 +1,172 @@
+import type { Row } from '@sluice/core'
+import type {
+  DatabaseDescriptor,
+  DatabaseInfo,
+  TableDescriptor,
+  TableInfo,
+  TablePath,
+} from '@sluice/core/metadata'
+import type { Principal } from '../types.js'
+
+/**
+ * What the gateway's routes need from a Fluss cluster. `SdkBackend` implements it over the
+ * TypeScript SDK; `MemoryGatewayBackend` (testing/) is the in-memory twin routes are tested with.
+ * Failures are FlussErrors (mapped to HTTP by the error table) or GatewayErrors (e.g. 501
+ * `unsupported` for operations the SDK does not offer yet).
+ */
+export interface GatewayBackend {
+  listDatabases(ctx: BackendContext): Promise<string[]>
+  getDatabase(ctx: BackendContext, name: string): Promise<DatabaseInfo>
+  createDatabase(
+    ctx: BackendContext,
+    name: string,
+    descriptor: DatabaseDescriptor,
+    ignoreIfExists: boolean,
+  ): Promise<void>
+  dropDatabase(ctx: BackendContext, name: string, ignoreIfNotExists: boolean, cascade: boolean): Promise<void>
+
+  listTables(ctx: BackendContext, database: string): Promise<string[]>
+  getTableInfo(ctx: BackendContext, path: TablePath): Promise<TableInfo>
+  createTable(
+    ctx: BackendContext,
+    path: TablePath,
+    descriptor: TableDescriptor,
+    ignoreIfExists: boolean,
+  ): Promise<void>
+  dropTable(ctx: BackendContext, path: TablePath, ignoreIfNotExists: boolean): Promise<void>
+
+  listPartitions(ctx: BackendContext, path: TablePath): Promise<PartitionInfo[]>
+  createPartition(
+    ctx: BackendContext,
+    path: TablePath,
+    spec: PartitionSpecValues,
+    ignoreIfExists: boolean,
+  ): Promise<void>
+  dropPartition(
+    ctx: BackendContext,
+    path: TablePath,
+    spec: PartitionSpecValues,
+    ignoreIfNotExists: boolean,
+  ): Promise<void>
+
+  /** Appends full-width rows to a log table. */
+  append(ctx: BackendContext, table: TableInfo, rows: readonly Row[]): Promise<WriteResult>
+  /** Upserts full-width rows; with `targetColumns`, only those columns (plus the key) are updated. */
+  upsert(
+    ctx: BackendContext,
+    table: TableInfo,
+    rows: readonly Row[],
+    targetColumns?: readonly string[],
+  ): Promise<WriteResult>
+  /** Deletes by primary key: full-width rows whose key columns are set. */
+  delete(ctx: BackendContext, table: TableInfo, rows: readonly Row[]): Promise<WriteResult>
+
+  /** Point lookups by full primary key (full-width rows with the key set); null when absent. */
+  lookup(ctx: BackendContext, table: TableInfo, keys: readonly Row[]): Promise<(Row | null)[]>
+  /** Rows whose `lookupColumns` equal each prefix (full-width rows with those columns set). */
+  prefixLookup(
+    ctx: BackendContext,
+    table: TableInfo,
+    lookupColumns: readonly string[],
+    prefixes: readonly Row[],
+    maxRowsPerPrefix: number,
+  ): Promise<PrefixLookupResult[]>
+
+  /** Reads log records from a start offset per bucket. */
+  scan(ctx: BackendContext, table: TableInfo, request: ScanRequest): Promise<ScanResult>
+  /** The current rows of a primary-key table (one partition of a partitioned one), bounded. */
+  snapshot(ctx: BackendContext, table: TableInfo, request: SnapshotRequest): Promise<SnapshotResult>
+  /** Lake tiering progress of a table. */
+  tieringStatus(ctx: BackendContext, table: TableInfo): Promise<TieringStatus>
+}
+
+export interface BackendContext {
+  /** Aborted when the HTTP request's deadline passes. */
+  readonly signal: AbortSignal
+  readonly principal: Principal
+}
+
+export type PartitionSpecValues = Readonly<Record<string, string>>
+
+export interface PartitionInfo {
+  readonly partitionId: number
+  readonly partitionName: string
+  readonly spec: PartitionSpecValues
+}
+
+/** One row a write did not get acknowledged. */
+export interface RowFailure {
+  /** Index into the rows passed to the write. */
+  readonly index: number
+  readonly error: unknown
+}
+
+/** Rows not listed in `failures` were acknowledged by the cluster. */
+export interface WriteResult {
+  readonly failures: readonly RowFailure[]
+}
+
+export interface PrefixLookupResult {
+  readonly rows: Row[]
+  /** More rows matched than `maxRowsPerPrefix`. */
+  readonly truncated: boolean
+}
+
+export type StartOffset = number | 'earliest' | 'latest'
+
+export interface BucketStart {
+  readonly partitionId?: number
+  readonly bucket: number
+  readonly offset: StartOffset
+}
+
+export interface ScanRequest {
+  readonly buckets: readonly BucketStart[]
+  /** Column indexes to return, in this order; undefined = all columns. */
+  readonly projection?: readonly number[]
+  readonly maxRecords: number
+  /** Longest wait for records when none are available. */
+  readonly maxWaitMs: number
+}
+
+export type ChangeTypeName = 'append_only' | 'insert' | 'update_before' | 'update_after' | 'delete'
+
+export interface ScanRecord {
+  readonly partitionId?: number
+  readonly bucket: number
+  readonly offset: number
+  readonly timestampMs: number
+  readonly changeType: ChangeTypeName
+  /** Values of the projected columns (all columns without a projection). */
+  readonly row: Row
+}
+
+export interface BucketPosition {
+  readonly partitionId?: number
+  readonly bucket: number
+  /** Next offset to read from this bucket. */
+  readonly offset: number
+}
+
+export interface ScanResult {
+  readonly records: ScanRecord[]
+  /** One entry per requested bucket. */
+  readonly positions: BucketPosition[]
+}
+
+export interface SnapshotRequest {
+  readonly partitionId?: number
+  readonly maxRows: number
+}
+
+export interface SnapshotResult {
+  readonly rows: Row[]
+  readonly truncated: boolean
+}
+
+export interface TieringStatus {
+  readonly lakeEnabled: boolean
+  readonly lakeSnapshotId?: number
+  /** Per bucket, the log offset up to which data is in the lake. */
+  readonly tieredOffsets?: readonly BucketPosition[]
+}

@@ -1,0 +1,55 @@
+import type { Row } from '@sluice/core'
+import { FlussError, isFlussError } from '@sluice/core/errors'
+import type { RowFailure, WriteResult } from './gateway-backend.js'
+
+/** What `writeRows` needs of an SDK writer (append or upsert). */
+export interface RowSink {
+  /** Buffers one row; the promise settles when the cluster acknowledges (or fails) it. */
+  write(row: Row): Promise<unknown>
+  /** Sends everything buffered now. */
+  flush(): Promise<void>
+}
+
+/**
+ * Writes rows through a (shared) SDK writer and reports each row's outcome. Every row's promise is
+ * settled into `undefined` or its error at once, so no rejection is ever unhandled. When the
+ * writer's buffer is full (RESOURCE_EXHAUSTED), the loop waits for the last row before writing
+ * more. Rows not written because the deadline passed fail with REQUEST_TIME_OUT.
+ */
+export async function writeRows(
+  sink: RowSink,
+  rows: readonly Row[],
+  signal: AbortSignal,
+): Promise<WriteResult> {
+  const outcomes: Promise<unknown>[] = []
+  for (let i = 0; i < rows.length; i++) {
+    if (signal.aborted) {
+      const error = new FlussError(
+        'REQUEST_TIME_OUT',
+        'The request deadline passed before this row was sent.',
+      )
+      for (; i < rows.length; i++) outcomes.push(Promise.resolve(error))
+      break
+    }
+    try {
+      outcomes.push(sink.write(rows[i]).then(settledOk, settledError))
+    } catch (e) {
+      if (isFlussError(e, 'RESOURCE_EXHAUSTED') && outcomes.length > 0) {
+        await outcomes[outcomes.length - 1]
+        i--
+        continue
+      }
+      outcomes.push(Promise.resolve(e))
+    }
+  }
+  sink.flush().catch(() => {})
+  const settled = await Promise.all(outcomes)
+  const failures: RowFailure[] = []
+  settled.forEach((error, index) => {
+    if (error !== undefined) failures.push({ index, error })
+  })
+  return { failures }
+}
+
+const settledOk = (): undefined => undefined
+const settledError = (e: unknown): unknown => e ?? new Error('write failed')

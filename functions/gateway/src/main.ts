@@ -1,0 +1,34 @@
+import { BOOTSTRAP_SERVERS, FLUSS_CONF_ENV, loadServerConfig } from '@sluice/core/config'
+import { SdkBackend } from './backend/sdk-backend.js'
+import { startGatewayServer } from './server.js'
+
+/**
+ * Runs the gateway as a local HTTP server: `node functions/gateway/dist/main.js [server.yaml]`.
+ * Configuration: the optional YAML file, then FLUSS_CONF (the only environment variable read);
+ * `bootstrap.servers` names the cluster, `gateway.rest.listen` the address (127.0.0.1:8080).
+ */
+async function main(): Promise<void> {
+  const filePath = process.argv[2]
+  const { config, warnings } = loadServerConfig({
+    ...(filePath === undefined ? {} : { filePath }),
+    env: { [FLUSS_CONF_ENV]: process.env[FLUSS_CONF_ENV] },
+  })
+  for (const w of warnings) console.warn(w)
+  const backend = await SdkBackend.connect(config)
+  const server = await startGatewayServer({ config, backend })
+  console.log(
+    `Sluice gateway listening on ${server.url} (bootstrap.servers=${config.get(BOOTSTRAP_SERVERS)})`,
+  )
+  const stop = async () => {
+    await server.close()
+    await backend.close()
+    process.exit(0)
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+}
+
+main().catch(e => {
+  console.error(e instanceof Error ? e.message : e)
+  process.exit(1)
+})

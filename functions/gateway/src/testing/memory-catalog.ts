@@ -1,0 +1,138 @@
+import type { Row } from '@sluice/core'
+import { FlussError } from '@sluice/core/errors'
+import {
+  applySystemDefaults,
+  type DatabaseDescriptor,
+  type DatabaseInfo,
+  partitionName,
+  partitionSpec,
+  resolvePartitionSpec,
+  type TableDescriptor,
+  TableInfo,
+  type TablePath,
+  validatePartitionSpec,
+  validateTableDescriptor,
+} from '@sluice/core/metadata'
+import type { PartitionInfo, PartitionSpecValues } from '../backend/gateway-backend.js'
+import type { Clock } from '../types.js'
+
+export interface MemoryLogRecord {
+  readonly offset: number
+  readonly timestampMs: number
+  readonly changeType: 'append_only' | 'insert' | 'update_before' | 'update_after' | 'delete'
+  readonly row: Row
+}
+
+/** One table's metadata and data. */
+export class MemoryTable {
+  readonly partitions = new Map<string, PartitionInfo>()
+  /** Log records per `partitionId:bucket`. */
+  readonly logs = new Map<string, MemoryLogRecord[]>()
+  /** Current rows of a primary-key table by `partitionId:keyHex`. */
+  readonly kv = new Map<string, Row>()
+
+  constructor(readonly info: TableInfo) {}
+}
+
+const DEFAULT_BUCKETS = 1
+
+/** Databases, tables and partitions held in memory, with Fluss's errors for each misuse. */
+export class MemoryCatalog {
+  readonly databases = new Map<string, DatabaseInfo>()
+  readonly tables = new Map<string, MemoryTable>()
+  #nextTableId = 1
+  #nextPartitionId = 1
+
+  constructor(private readonly clock: Clock) {}
+
+  database(name: string): DatabaseInfo {
+    const db = this.databases.get(name)
+    if (db === undefined) throw new FlussError('DATABASE_NOT_EXIST', `Database ${name} does not exist.`)
+    return db
+  }
+
+  createDatabase(name: string, descriptor: DatabaseDescriptor, ignoreIfExists: boolean): void {
+    if (this.databases.has(name)) {
+      if (ignoreIfExists) return
+      throw new FlussError('DATABASE_ALREADY_EXIST', `Database ${name} already exists.`)
+    }
+    const now = this.clock.nowMs()
+    this.databases.set(name, { databaseName: name, descriptor, createdTime: now, modifiedTime: now })
+  }
+
+  dropDatabase(name: string, ignoreIfNotExists: boolean, cascade: boolean): void {
+    if (!this.databases.has(name)) {
+      if (ignoreIfNotExists) return
+      throw new FlussError('DATABASE_NOT_EXIST', `Database ${name} does not exist.`)
+    }
+    const tables = this.tableNames(name)
+    if (tables.length > 0 && !cascade)
+      throw new FlussError('DATABASE_NOT_EMPTY', `Database ${name} is not empty.`)
+    for (const t of tables) this.tables.delete(`${name}.${t}`)
+    this.databases.delete(name)
+  }
+
+  tableNames(database: string): string[] {
+    this.database(database)
+    return [...this.tables.values()]
+      .filter(t => t.info.tablePath.databaseName === database)
+      .map(t => t.info.tablePath.tableName)
+  }
+
+  table(path: TablePath): MemoryTable {
+    const t = this.tables.get(`${path.databaseName}.${path.tableName}`)
+    if (t === undefined)
+      throw new FlussError('TABLE_NOT_EXIST', `Table ${path.databaseName}.${path.tableName} does not exist.`)
+    return t
+  }
+
+  createTable(path: TablePath, descriptor: TableDescriptor, ignoreIfExists: boolean): void {
+    this.database(path.databaseName)
+    if (this.tables.has(`${path.databaseName}.${path.tableName}`)) {
+      if (ignoreIfExists) return
+      throw new FlussError(
+        'TABLE_ALREADY_EXIST',
+        `Table ${path.databaseName}.${path.tableName} already exists.`,
+      )
+    }
+    const withDefaults = applySystemDefaults(descriptor, {
+      defaultBucketNumber: DEFAULT_BUCKETS,
+      defaultReplicationFactor: 1,
+    })
+    const d =
+      withDefaults.bucketCount === undefined ? withDefaults.withBucketCount(DEFAULT_BUCKETS) : withDefaults
+    validateTableDescriptor(d, { maxBucketNum: 128_000, nestedTypesSupported: true })
+    const now = this.clock.nowMs()
+    const info = TableInfo.of(path, this.#nextTableId++, 1, d, now, now)
+    this.tables.set(`${path.databaseName}.${path.tableName}`, new MemoryTable(info))
+  }
+
+  dropTable(path: TablePath, ignoreIfNotExists: boolean): void {
+    if (!this.tables.delete(`${path.databaseName}.${path.tableName}`) && !ignoreIfNotExists) this.table(path)
+  }
+
+  createPartition(path: TablePath, spec: PartitionSpecValues, ignoreIfExists: boolean): void {
+    const t = this.table(path)
+    const name = partitionName(
+      validatePartitionSpec(t.info.tablePath, t.info.partitionKeys, partitionSpec(spec), true),
+    )
+    if (t.partitions.has(name)) {
+      if (ignoreIfExists) return
+      throw new FlussError('PARTITION_ALREADY_EXISTS', `Partition ${name} already exists.`)
+    }
+    t.partitions.set(name, { partitionId: this.#nextPartitionId++, partitionName: name, spec: { ...spec } })
+  }
+
+  dropPartition(path: TablePath, spec: PartitionSpecValues, ignoreIfNotExists: boolean): void {
+    const t = this.table(path)
+    const name = partitionName(resolvePartitionSpec(t.info.partitionKeys, partitionSpec(spec)))
+    const p = t.partitions.get(name)
+    if (p === undefined) {
+      if (ignoreIfNotExists) return
+      throw new FlussError('PARTITION_NOT_EXISTS', `Partition ${name} does not exist.`)
+    }
+    t.partitions.delete(name)
+    for (const key of [...t.logs.keys()]) if (key.startsWith(`${p.partitionId}:`)) t.logs.delete(key)
+    for (const key of [...t.kv.keys()]) if (key.startsWith(`${p.partitionId}:`)) t.kv.delete(key)
+  }
+}
