@@ -1,6 +1,6 @@
 import { compress as zstdCompress, decompress as zstdDecompress, init as zstdInit } from '@bokuweb/zstd-wasm'
-import { compressFrameSync, decompressFrameSync } from 'lz4-napi'
 import { FlussError } from '../errors/index.js'
+import { lz4FrameCompress, lz4FrameDecompress } from '../native/lz4.js'
 import { corrupt } from './flatbuf-reader.js'
 import { getInt64Number } from './int64.js'
 import { CODEC_LZ4_FRAME, CODEC_NONE, CODEC_ZSTD } from './message.js'
@@ -85,8 +85,8 @@ export function compressPayload(codec: number, level: number, src: Uint8Array): 
     requireZstd()
     return zstdCompress(src, level)
   }
-  const input = Buffer.from(src.buffer, src.byteOffset, src.byteLength)
-  return compressFrameSync(input, { contentChecksum: false, blockChecksums: false })
+  // Without a native LZ4 codec the buffer is stored raw (returning src: not smaller).
+  return lz4FrameCompress(src) ?? src
 }
 
 /**
@@ -108,10 +108,7 @@ export function decompressPiece(codec: number, piece: Uint8Array, maxLength: num
   if (codec === CODEC_ZSTD) requireZstd()
   let out: Uint8Array
   try {
-    out =
-      codec === CODEC_ZSTD
-        ? decompressZstd(payload, length)
-        : decompressFrameSync(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength))
+    out = codec === CODEC_ZSTD ? decompressZstd(payload, length) : lz4FrameDecompress(payload)
   } catch (e) {
     if (e instanceof FlussError) throw e
     throw corrupt(`cannot decompress buffer: ${e instanceof Error ? e.message : String(e)}`)

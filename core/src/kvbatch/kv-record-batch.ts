@@ -1,4 +1,4 @@
-import { crc32c } from '@node-rs/crc32'
+import { crc32c } from '../record/crc32c.js'
 import { asBuffer } from '../row/compacted/compacted-row-reader.js'
 import { varIntSize } from '../row/compacted/compacted-row-writer.js'
 import {
