@@ -1,10 +1,14 @@
 import { resolve } from 'node:path'
+import { BOOTSTRAP_SERVERS, Configuration, GATEWAY_REST_LISTEN } from '@sluice/core/config'
+import { SdkBackend, startGatewayServer } from '@sluice/gateway'
 import { LocalCluster } from './cluster/index.js'
 
 export interface LocalModeOptions {
   readonly dataDir: string
   readonly tabletServers: number
   readonly coordinatorPort: number
+  /** `host:port` of the HTTP gateway, or undefined to run without it. */
+  readonly gatewayListen: string | undefined
   readonly echo: boolean
 }
 
@@ -18,8 +22,10 @@ export function localModeOptions(env: NodeJS.ProcessEnv, cwd: string): LocalMode
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`SLUICE_PORT must be a TCP port, got '${env.SLUICE_PORT}'`)
   }
+  const gateway = env.SLUICE_GATEWAY ?? '127.0.0.1:8080'
   return {
     dataDir: resolve(cwd, env.SLUICE_DATA_DIR ?? '.sluice'),
+    gatewayListen: gateway === 'off' ? undefined : gateway,
     tabletServers: tablets,
     coordinatorPort: port,
     echo: env.SLUICE_ECHO === '1',
@@ -40,7 +46,9 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
   console.log(`local AWS: dynamodb=${aws.dynamo?.endpoint} blobs=${aws.blobStoreUri}`)
   for (const [id, t] of cluster.tablets) console.log(`tablet-server ${id}: ${t.host}:${t.port}`)
   console.log(`logs: ${options.dataDir}/logs`)
+  const gateway = await startGateway(cluster.bootstrapServers, options.gatewayListen)
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  if (gateway) console.log(`gateway=${gateway.url}`)
   console.log(`bootstrap.servers=${cluster.bootstrapServers}`)
   await new Promise<void>(resolveStop => {
     let stopping = false
@@ -48,8 +56,8 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
       if (stopping) return
       stopping = true
       console.log(`\n${signal}: stopping ...`)
-      cluster
-        .stop()
+      ;(gateway ? gateway.close() : Promise.resolve())
+        .then(() => cluster.stop())
         .then(() => console.log('stopped'))
         .catch(e => console.error('error while stopping:', e))
         .finally(resolveStop)
@@ -57,4 +65,24 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
     process.once('SIGINT', () => stop('SIGINT'))
     process.once('SIGTERM', () => stop('SIGTERM'))
   })
+}
+
+async function startGateway(
+  bootstrapServers: string,
+  listen: string | undefined,
+): Promise<{ url: string; close(): Promise<void> } | undefined> {
+  if (listen === undefined) return undefined
+  const config = Configuration.load({
+    [BOOTSTRAP_SERVERS.key]: bootstrapServers,
+    [GATEWAY_REST_LISTEN.key]: listen,
+  })
+  const backend = await SdkBackend.connect(config)
+  const server = await startGatewayServer({ config, backend })
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close()
+      await backend.close()
+    },
+  }
 }

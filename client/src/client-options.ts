@@ -1,6 +1,11 @@
 import {
   BOOTSTRAP_SERVERS,
   CLIENT_CONNECT_TIMEOUT,
+  CLIENT_LOOKUP_BATCH_TIMEOUT,
+  CLIENT_LOOKUP_MAX_BATCH_SIZE,
+  CLIENT_LOOKUP_MAX_INFLIGHT_REQUESTS,
+  CLIENT_LOOKUP_MAX_RETRIES,
+  CLIENT_LOOKUP_QUEUE_SIZE,
   CLIENT_REQUEST_TIMEOUT,
   CLIENT_SCANNER_LOG_CHECK_CRC,
   CLIENT_SCANNER_LOG_FETCH_MAX_BYTES,
@@ -55,6 +60,18 @@ export interface ScannerOptions {
   readonly checkCrc: boolean
 }
 
+/** What lookups read from the client configuration (`client.lookup.*`). */
+export interface LookupOptions {
+  /** Most lookups waiting to be sent. */
+  readonly queueSize: number
+  /** Most keys drained into one round of lookup requests. */
+  readonly maxBatchSize: number
+  /** Longest a lookup waits for others to share its request. */
+  readonly batchTimeoutMs: number
+  readonly maxInflightRequests: number
+  readonly maxRetries: number
+}
+
 /** Every client option, read once when a Connection is created. */
 export interface ClientOptions {
   readonly bootstrapServers: readonly ServerAddress[]
@@ -62,6 +79,7 @@ export interface ClientOptions {
   readonly connectTimeoutMs: number
   readonly writer: WriterOptions
   readonly scanner: ScannerOptions
+  readonly lookup: LookupOptions
 }
 
 /** The most in-flight requests per bucket an idempotent writer may have (Fluss's limit). */
@@ -95,6 +113,13 @@ export function clientOptions(conf: Configuration): ClientOptions {
       fetchWaitMaxMs: conf.get(CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME),
       maxPollRecords: conf.get(CLIENT_SCANNER_LOG_MAX_POLL_RECORDS),
       checkCrc: conf.get(CLIENT_SCANNER_LOG_CHECK_CRC),
+    },
+    lookup: {
+      queueSize: conf.get(CLIENT_LOOKUP_QUEUE_SIZE),
+      maxBatchSize: conf.get(CLIENT_LOOKUP_MAX_BATCH_SIZE),
+      batchTimeoutMs: conf.get(CLIENT_LOOKUP_BATCH_TIMEOUT),
+      maxInflightRequests: conf.get(CLIENT_LOOKUP_MAX_INFLIGHT_REQUESTS),
+      maxRetries: conf.get(CLIENT_LOOKUP_MAX_RETRIES),
     },
   }
 }

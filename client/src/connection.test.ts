@@ -1,7 +1,7 @@
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Connection } from './connection.js'
+import { CLIENT_SOFTWARE_NAME, Connection } from './connection.js'
 import { FakeCluster } from './testing/fake-cluster.js'
 
 const cleanups: (() => Promise<unknown> | unknown)[] = []
@@ -27,6 +27,20 @@ const schema = Schema.newBuilder()
   .build()
 
 describe('Connection', () => {
+  it("names itself 'sluice' in the ApiVersions handshake with tablet servers", async () => {
+    const { cluster, connection } = await setup({ tabletServers: 1 })
+    const path = { databaseName: 'fluss', tableName: 'named' }
+    await connection
+      .getAdmin()
+      .createTable(path, TableDescriptor.builder().schema(schema).distributedBy(1).build())
+    const writer = (await connection.getTable(path)).newAppend().createWriter()
+    writer.append([1, 'a', 1n])
+    await writer.flush()
+    expect(cluster.handshakes.length).toBeGreaterThan(0)
+    for (const h of cluster.handshakes) expect(h.clientSoftwareName).toBe(CLIENT_SOFTWARE_NAME)
+    expect(CLIENT_SOFTWARE_NAME).toBe('sluice')
+  })
+
   it('writes rows and reads them back, projected and in full', async () => {
     const { connection } = await setup()
     const admin = connection.getAdmin()

@@ -5,11 +5,19 @@ import type { TablePath } from '@sluice/core/metadata'
 import { ConnectionPool } from '@sluice/core/rpc'
 import { Admin } from './admin/admin.js'
 import { type ClientOptions, clientOptions, toConfiguration } from './client-options.js'
+import { LookupClient } from './lookup/lookup-client.js'
 import { MetadataUpdater } from './metadata/metadata-updater.js'
 import type { LogScanner } from './scanner/log-scanner.js'
 import { Table, type TableContext } from './table/table.js'
-import type { AppendWriter } from './write/append-writer.js'
 import { WriterMemory } from './write/writer-memory.js'
+import type { ClosableWriter } from './write/writer-pipeline.js'
+
+/**
+ * The name this client gives in its ApiVersions handshake (`client_software_name`). Sluice servers
+ * recognise it and, for example, send tiered (remote) log data inline in fetch answers instead of
+ * remote segment locations.
+ */
+export const CLIENT_SOFTWARE_NAME = 'sluice'
 
 /**
  * The entry point of the client (Fluss's `Connection`). `Connection.create` reads the configuration
@@ -24,8 +32,9 @@ export class Connection {
   readonly #metadata: MetadataUpdater
   readonly #admin: Admin
   readonly #context: TableContext
-  readonly #writers = new Set<AppendWriter>()
+  readonly #writers = new Set<ClosableWriter>()
   readonly #scanners = new Set<LogScanner>()
+  #lookupClient: LookupClient | undefined
   #closing: Promise<void> | undefined
 
   private constructor(configuration: Configuration, options: ClientOptions) {
@@ -34,6 +43,7 @@ export class Connection {
     this.#pool = new ConnectionPool({
       requestTimeoutMs: options.requestTimeoutMs,
       connectTimeoutMs: options.connectTimeoutMs,
+      clientSoftwareName: CLIENT_SOFTWARE_NAME,
     })
     this.#metadata = new MetadataUpdater(this.#pool, {
       bootstrapServers: options.bootstrapServers,
@@ -49,6 +59,11 @@ export class Connection {
       untrackWriter: writer => this.#writers.delete(writer),
       trackScanner: scanner => this.#track(this.#scanners, scanner),
       untrackScanner: scanner => this.#scanners.delete(scanner),
+      lookupClient: () => {
+        this.#checkOpen()
+        this.#lookupClient ??= new LookupClient(this.#metadata, options.lookup)
+        return this.#lookupClient
+      },
     }
   }
 
@@ -84,7 +99,7 @@ export class Connection {
   }
 
   /**
-   * Closes the scanners, flushes and closes the writers (rows still unsent after the request
+   * Closes the scanners, fails lookups not yet sent, flushes and closes the writers (rows still unsent after the request
    * timeout fail with NETWORK_EXCEPTION), then closes every server connection.
    */
   close(): Promise<void> {
@@ -94,6 +109,7 @@ export class Connection {
 
   async #close(): Promise<void> {
     for (const scanner of this.#scanners) scanner.close()
+    this.#lookupClient?.close()
     const writers = [...this.#writers]
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<void>(resolve => {

@@ -17,11 +17,20 @@
  *   scanner.subscribeFromBeginning(0)
  *   for (const record of await scanner.poll(1000)) console.log(record.offset, record.row)
  *
+ *   // Primary-key tables
+ *   const upserter = pkTable.newUpsert().createWriter()
+ *   upserter.upsert({ id: 1, name: 'a' })
+ *   upserter.delete({ id: 2 })
+ *   await upserter.flush()
+ *   const lookuper = pkTable.newLookup().createLookuper()
+ *   const row = (await lookuper.lookup({ id: 1 })).singletonRow()
+ *
  *   await connection.close()
  */
 export * from './admin/index.js'
 export * from './client-options.js'
 export * from './connection.js'
+export * from './lookup/index.js'
 export * from './metadata/index.js'
 export * from './scanner/index.js'
 export * from './table/index.js'

@@ -52,6 +52,19 @@ export function fetchError(error: FlussError, fetchOffset: number): FlussError {
   return error
 }
 
+/**
+ * The error for a fetch the server answered with the location of remote (tiered) log segments
+ * instead of records. This client does not read remote storage itself: Sluice servers send tiered
+ * records inline to clients that name themselves 'sluice' in ApiVersions, so this means the server
+ * did not (an older server, or a Fluss server). LOG_STORAGE_EXCEPTION, not retriable.
+ */
+export function remoteOnlyError(fetchOffset: number, bucketId: number, remoteDir: string): FlussError {
+  return new FlussError(
+    'LOG_STORAGE_EXCEPTION',
+    `Offset ${fetchOffset} of bucket ${bucketId} is only in remote (tiered) log storage (${remoteDir}) and the server sent its location instead of the records; this client reads tiered log data only when the server sends it inline`,
+  )
+}
+
 /** The earliest offset of each bucket (keyed by `tableBucketKey`), one LIST_OFFSETS per partition and leader. */
 export async function earliestOffsets(
   metadata: MetadataUpdater,

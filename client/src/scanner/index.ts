@@ -1,5 +1,6 @@
 export * from './completed-fetch.js'
 export * from './fetch-log-request.js'
+export * from './limit-batch-scanner.js'
 export * from './log-fetcher.js'
 export * from './log-scanner.js'
 export * from './scan.js'

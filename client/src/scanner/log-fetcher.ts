@@ -12,6 +12,7 @@ import {
   fetchError,
   fetchLogRequest,
   REFRESH_ERRORS,
+  remoteOnlyError,
 } from './fetch-log-request.js'
 import { type ScanRecord, ScanRecords } from './scan-records.js'
 
@@ -219,11 +220,8 @@ export class LogFetcher {
           this.#refresh()
           continue
         }
-        if (error === undefined && r.records === null && r.remoteLogFetchInfo !== null) {
-          error = new FlussError(
-            'UNSUPPORTED_VERSION',
-            `Offset ${fetchOffset} of bucket ${r.bucketId} is only in remote (tiered) log storage, which this client cannot read yet`,
-          )
+        if (error === undefined && r.remoteLogFetchInfo !== null && (r.records?.length ?? 0) === 0) {
+          error = remoteOnlyError(fetchOffset, r.bucketId, r.remoteLogFetchInfo.remoteLogTabletDir)
         }
         if (error !== undefined) error = fetchError(error, fetchOffset)
         if (error === undefined && (r.records === null || r.records.length === 0)) continue

@@ -1,9 +1,12 @@
 import { projectRowType } from '@sluice/core/arrow'
 import { TABLE_LOG_FORMAT } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
-import type { TableInfo } from '@sluice/core/metadata'
+import { type TableBucket, type TableInfo, tableBucket } from '@sluice/core/metadata'
 import type { ScannerOptions } from '../client-options.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
+import { checkCompactedKv, tableName } from '../table/key-encoding.js'
+import type { ValueDecoder } from '../table/value-decoder.js'
+import { LimitBatchScanner } from './limit-batch-scanner.js'
 import { LogFetcher } from './log-fetcher.js'
 import { LogScanner } from './log-scanner.js'
 
@@ -15,6 +18,8 @@ export interface ScanContext {
   /** Registers the scanner so that closing the connection closes it. */
   readonly track: (scanner: LogScanner) => void
   readonly untrack: (scanner: LogScanner) => void
+  /** Decodes KV values of the table (limit scans of primary-key tables). */
+  readonly decoder: () => ValueDecoder
 }
 
 /** A column projection: the requested order, and what is pushed down to the server. */
@@ -53,32 +58,75 @@ export function projection(info: TableInfo, columns: readonly (number | string)[
   return { fields, pushdown, reorder: inOrder ? undefined : fields.map(f => pushdown.indexOf(f)) }
 }
 
-/** Builds scanners over a table (Fluss's `Scan`): `table.newScan().project(['a', 'c']).createLogScanner()`. */
+/**
+ * Builds scanners over a table (Fluss's `Scan`): `table.newScan().project(['a', 'c']).createLogScanner()`
+ * reads the log; `table.newScan().limit(10).createBatchScanner(0)` reads a few rows of one bucket.
+ */
 export class Scan {
   readonly #info: TableInfo
   readonly #ctx: ScanContext
   readonly #projection: Projection | undefined
+  readonly #limit: number | undefined
 
-  constructor(info: TableInfo, ctx: ScanContext, projected?: Projection) {
+  constructor(info: TableInfo, ctx: ScanContext, projected?: Projection, limit?: number) {
     this.#info = info
     this.#ctx = ctx
     this.#projection = projected
+    this.#limit = limit
   }
 
   /** Reads only these columns (by index or name), in this order; pushed down to the servers. */
   project(columns: readonly (number | string)[]): Scan {
-    return new Scan(this.#info, this.#ctx, projection(this.#info, columns))
+    return new Scan(this.#info, this.#ctx, projection(this.#info, columns), this.#limit)
+  }
+
+  /**
+   * Reads at most `rowNumber` rows with a batch scanner: the first rows in key order of a
+   * primary-key table, the latest records of a log table.
+   */
+  limit(rowNumber: number): Scan {
+    if (!Number.isSafeInteger(rowNumber) || rowNumber < 1) {
+      throw new FlussError('INVALID_REQUEST', `Invalid limit ${rowNumber}: expected a positive integer`)
+    }
+    return new Scan(this.#info, this.#ctx, this.#projection, rowNumber)
+  }
+
+  /** A limit scan of one bucket (`limit` is required); for a partitioned table pass the partition id first. */
+  createBatchScanner(bucket: number): LimitBatchScanner
+  createBatchScanner(partitionId: number, bucket: number): LimitBatchScanner
+  createBatchScanner(a: number, b?: number): LimitBatchScanner {
+    const info = this.#info
+    const limit = this.#limit
+    const target = b === undefined ? batchScanBucket(info, undefined, a) : batchScanBucket(info, a, b)
+    if (limit === undefined) {
+      throw new FlussError(
+        'INVALID_REQUEST',
+        `Currently, BatchScanner is only available when limit is set. Table: ${tableName(info)}, bucket: ${target.bucket}`,
+      )
+    }
+    if (info.hasPrimaryKey) checkCompactedKv(info)
+    else checkArrowLog(info)
+    const { metadata, options, requestTimeoutMs } = this.#ctx
+    const context = {
+      metadata,
+      info,
+      requestTimeoutMs,
+      checkCrc: options.checkCrc,
+      decoder: this.#ctx.decoder(),
+      fields: this.#projection?.fields,
+    }
+    return new LimitBatchScanner(context, target, limit)
   }
 
   createLogScanner(): LogScanner {
     const info = this.#info
-    const format = info.tableConfig.get(TABLE_LOG_FORMAT)
-    if (format !== 'ARROW') {
+    if (this.#limit !== undefined) {
       throw new FlussError(
-        'INVALID_TABLE_EXCEPTION',
-        `Table ${info.tablePath.databaseName}.${info.tablePath.tableName} has log format ${format}; this client reads ARROW logs only`,
+        'INVALID_REQUEST',
+        `LogScanner doesn't support limit pushdown. Table: ${tableName(info)}, requested limit: ${this.#limit}`,
       )
     }
+    checkArrowLog(info)
     const p = this.#projection
     const readRowType = p === undefined ? info.rowType : projectRowType(info.rowType, p.pushdown)
     const { metadata, options, requestTimeoutMs } = this.#ctx
@@ -94,4 +142,30 @@ export class Scan {
     this.#ctx.track(scanner)
     return scanner
   }
+}
+
+function checkArrowLog(info: TableInfo): void {
+  const format = info.tableConfig.get(TABLE_LOG_FORMAT)
+  if (format !== 'ARROW') {
+    throw new FlussError(
+      'INVALID_TABLE_EXCEPTION',
+      `Table ${tableName(info)} has log format ${format}; this client reads ARROW logs only`,
+    )
+  }
+}
+
+function batchScanBucket(info: TableInfo, partitionId: number | undefined, bucket: number): TableBucket {
+  if (info.isPartitioned && partitionId === undefined) {
+    throw new FlussError('INVALID_REQUEST', `Table ${tableName(info)} is partitioned: pass a partition id`)
+  }
+  if (!info.isPartitioned && partitionId !== undefined) {
+    throw new FlussError('TABLE_NOT_PARTITIONED_EXCEPTION', `Table ${tableName(info)} is not partitioned`)
+  }
+  if (!Number.isInteger(bucket) || bucket < 0 || bucket >= info.numBuckets) {
+    throw new FlussError(
+      'INVALID_REQUEST',
+      `Bucket ${bucket} is outside 0..${info.numBuckets - 1} of ${tableName(info)}`,
+    )
+  }
+  return tableBucket(info.tableId, bucket, partitionId)
 }

@@ -1,2 +1,5 @@
+export * from './key-encoding.js'
 export * from './row-converter.js'
 export * from './table.js'
+export * from './upsert.js'
+export * from './value-decoder.js'

@@ -21,8 +21,14 @@ export class RowConverter {
   readonly #index: ReadonlyMap<string, number>
   readonly #checkers: readonly ValueChecker[]
   readonly #converts: readonly Convert[]
+  readonly #subject: string
 
-  constructor(readonly rowType: RowType) {
+  /** `subject` names the columns in messages (e.g. 'the table has', 'the lookup key has'). */
+  constructor(
+    readonly rowType: RowType,
+    subject = 'the table has',
+  ) {
+    this.#subject = subject
     this.#names = rowType.fields.map(f => f.name)
     this.#index = new Map(this.#names.map((n, i) => [n, i]))
     this.#checkers = rowType.fields.map(f => createValueChecker(f.type, f.name))
@@ -39,12 +45,28 @@ export class RowConverter {
     return row
   }
 
+  /**
+   * Like `toRow`, but only the columns at `positions` are checked and kept; the others become
+   * null whatever they hold (a delete needs only the key).
+   */
+  toKeyRow(input: RowInput, positions: readonly number[]): Row {
+    const converted = Array.isArray(input)
+      ? this.#fromArray(input)
+      : this.#fromObject(input as Readonly<Record<string, unknown>>)
+    const row = new Array<Value>(converted.length).fill(null)
+    for (const p of positions) {
+      this.#checkers[p](converted[p])
+      row[p] = converted[p]
+    }
+    return row
+  }
+
   #fromArray(input: readonly unknown[]): Row {
     const n = this.#names.length
     if (input.length !== n) {
       throw new FlussError(
         'INVALID_REQUEST',
-        `Row has ${input.length} values, the table has ${n} columns (${this.#names.join(', ')})`,
+        `Row has ${input.length} values, ${this.#subject} ${n} columns (${this.#names.join(', ')})`,
       )
     }
     const row = new Array<Value>(n)
@@ -65,7 +87,7 @@ export class RowConverter {
       if (i === undefined) {
         throw new FlussError(
           'INVALID_REQUEST',
-          `Unknown column '${key}'; the table has columns ${this.#names.join(', ')}`,
+          `Unknown column '${key}'; ${this.#subject} columns ${this.#names.join(', ')}`,
         )
       }
       row[i] = this.#converts[i](input[key])

@@ -8,6 +8,8 @@ import { FlussError } from '@sluice/core/errors'
 import type { TableInfo } from '@sluice/core/metadata'
 import type { Admin } from '../admin/admin.js'
 import type { ClientOptions } from '../client-options.js'
+import { Lookup } from '../lookup/lookup.js'
+import type { LookupClient } from '../lookup/lookup-client.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import type { LogScanner } from '../scanner/log-scanner.js'
 import { Scan } from '../scanner/scan.js'
@@ -15,6 +17,10 @@ import { AppendWriter, type AppendWriterOptions } from '../write/append-writer.j
 import { createBucketAssigner } from '../write/bucket-assigner.js'
 import { MetadataWriterNetwork } from '../write/metadata-writer-network.js'
 import type { WriterMemory } from '../write/writer-memory.js'
+import type { ClosableWriter } from '../write/writer-pipeline.js'
+import { tableName } from './key-encoding.js'
+import { Upsert } from './upsert.js'
+import { SchemaCache, ValueDecoder } from './value-decoder.js'
 
 /** What tables, writers and scanners share with their connection. */
 export interface TableContext {
@@ -23,11 +29,13 @@ export interface TableContext {
   readonly admin: Admin
   readonly writerMemory: WriterMemory
   /** Registers a writer so that closing the connection flushes and closes it. */
-  readonly trackWriter: (writer: AppendWriter) => void
-  readonly untrackWriter: (writer: AppendWriter) => void
+  readonly trackWriter: (writer: ClosableWriter) => void
+  readonly untrackWriter: (writer: ClosableWriter) => void
   /** Registers a scanner so that closing the connection closes it. */
   readonly trackScanner: (scanner: LogScanner) => void
   readonly untrackScanner: (scanner: LogScanner) => void
+  /** The connection's lookup client (created on first use). */
+  readonly lookupClient: () => LookupClient
 }
 
 /** The Arrow body compression a table asks writers to use. */
@@ -39,16 +47,18 @@ export function tableCompression(info: TableInfo): ArrowCompressionInfo {
 }
 
 /**
- * A handle on one table (Fluss's `Table`): its info, and builders for writers and scanners. Upserts
- * and lookups (primary-key tables) will hang off this class as `newUpsert()` and `newLookup()`.
+ * A handle on one table (Fluss's `Table`): its info, and builders for writers (`newAppend()` for log
+ * tables, `newUpsert()` for primary-key tables), lookups (`newLookup()`) and scanners (`newScan()`).
  */
 export class Table {
   readonly #ctx: TableContext
   readonly #info: TableInfo
+  readonly #schemas: SchemaCache
 
   constructor(ctx: TableContext, info: TableInfo) {
     this.#ctx = ctx
     this.#info = info
+    this.#schemas = new SchemaCache(info, ctx.admin)
   }
 
   getTableInfo(): TableInfo {
@@ -60,7 +70,29 @@ export class Table {
     return new Append(this.#ctx, this.#info)
   }
 
-  /** Reads the table's log. */
+  /** Upserts to and deletes from a primary-key table; NON_PRIMARY_KEY_TABLE_EXCEPTION for log tables. */
+  newUpsert(): Upsert {
+    if (!this.#info.hasPrimaryKey) {
+      throw new FlussError(
+        'NON_PRIMARY_KEY_TABLE_EXCEPTION',
+        `Table ${tableName(this.#info)} is not a Primary Key Table and doesn't support UpsertWriter.`,
+      )
+    }
+    return new Upsert(this.#ctx, this.#info)
+  }
+
+  /** Looks up rows of a primary-key table by primary key, or by a bucket-key prefix (`lookupBy`). */
+  newLookup(): Lookup {
+    const context = {
+      info: this.#info,
+      metadata: this.#ctx.metadata,
+      client: this.#ctx.lookupClient(),
+      decoder: new ValueDecoder(this.#info, this.#schemas),
+    }
+    return new Lookup(context)
+  }
+
+  /** Reads the table's log, or (with `limit`) the first rows of a bucket. */
   newScan(): Scan {
     const { metadata, options, trackScanner, untrackScanner } = this.#ctx
     const scanContext = {
@@ -69,6 +101,7 @@ export class Table {
       requestTimeoutMs: options.requestTimeoutMs,
       track: trackScanner,
       untrack: untrackScanner,
+      decoder: () => new ValueDecoder(this.#info, this.#schemas),
     }
     return new Scan(this.#info, scanContext)
   }

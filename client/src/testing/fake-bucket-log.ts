@@ -36,6 +36,8 @@ export class FakeBucketLog {
   readonly batches: StoredBatch[] = []
   logStartOffset = 0
   endOffset = 0
+  /** Offsets below this count as tiered to remote storage (see FakeClusterState.remoteRead). */
+  tieredBelowOffset = 0
   readonly #writers = new Map<number, WriterState>()
   readonly #waiters = new Set<() => void>()
 
@@ -118,6 +120,19 @@ export class FakeBucketLog {
     return Buffer.concat(out)
   }
 
+  /** Whole batches, oldest first, holding at least the last `limit` records (LIMIT_SCAN of a log table). */
+  tail(limit: number): Buffer {
+    const out: Buffer[] = []
+    let records = 0
+    for (let i = this.batches.length - 1; i >= 0 && records < limit; i--) {
+      const stored = this.batches[i]
+      if (stored.batch.recordCount === 0) continue
+      out.unshift(stored.bytes)
+      records += stored.batch.recordCount
+    }
+    return Buffer.concat(out)
+  }
+
   /** Every stored row, decoded with `rowType` (for assertions). */
   rows(rowType: RowType): Row[] {
     return this.batches.flatMap(b =>
@@ -153,6 +168,8 @@ export class FakeBucketLog {
 }
 
 function projectBatch(batch: LogRecordBatch, rowType: RowType, fields: readonly number[]): Buffer {
+  // An empty batch (a PK write that changed nothing) has no Arrow payload to cut.
+  if (batch.recordCount === 0) return batch.bytes()
   try {
     const headerSize = batch.layout.headerSize
     const vector = batch.appendOnly ? 0 : batch.recordCount

@@ -1,6 +1,7 @@
 import { FlussError } from '@sluice/core/errors'
 import {
   PARTITION_SPEC_SEPARATOR,
+  type Schema,
   type TableDescriptor,
   TableInfo,
   type TablePath,
@@ -14,10 +15,14 @@ import type {
   PbServerNodeInit,
 } from '@sluice/core/rpc'
 import { FakeBucketLog } from './fake-bucket-log.js'
+import { FakeKvStore } from './fake-kv-store.js'
 
 export interface FakeTable {
-  readonly info: TableInfo
-  readonly tableJson: Buffer
+  /** The latest info (replaced when the schema evolves). */
+  info: TableInfo
+  tableJson: Buffer
+  /** Every schema version by id. */
+  readonly schemas: Map<number, Schema>
   /** Partition name → partition id. */
   readonly partitions: Map<string, number>
 }
@@ -43,6 +48,12 @@ export class FakeClusterState {
   readonly leaders = new Map<string, number>()
   readonly publishedLeaders = new Map<string, number>()
   readonly logs = new Map<string, FakeBucketLog>()
+  readonly kvStores = new Map<string, FakeKvStore>()
+  /**
+   * How fetches below a log's `tieredBelowOffset` are answered: 'records' serves them (what Sluice
+   * servers do for Sluice clients), 'fetch-info' answers with a remote log fetch info instead.
+   */
+  remoteRead: 'records' | 'fetch-info' = 'records'
   coordinator: PbServerNodeInit | undefined
   tabletServers: PbServerNodeInit[] = []
   /** When false, leader moves are not visible in metadata until `publishLeaders()`. */
@@ -84,9 +95,22 @@ export class FakeClusterState {
     this.tables.set(key, {
       info,
       tableJson: Buffer.from(tableDescriptorToJson(withBuckets)),
+      schemas: new Map([[info.schemaId, info.schema]]),
       partitions: new Map(),
     })
     if (!info.isPartitioned) this.#assignBuckets(info.tableId, info.numBuckets)
+  }
+
+  /** Makes `schema` the table's latest schema under the next schema id (as ALTER TABLE ADD COLUMN would). */
+  evolveSchema(path: TablePath, schema: Schema): number {
+    const table = this.table(path)
+    const old = table.info
+    const schemaId = old.schemaId + 1
+    const descriptor = old.toTableDescriptor().with({ schema })
+    table.info = TableInfo.of(path, old.tableId, schemaId, descriptor, old.createdTime, Date.now())
+    table.tableJson = Buffer.from(tableDescriptorToJson(descriptor))
+    table.schemas.set(schemaId, schema)
+    return schemaId
   }
 
   dropTable(path: TablePath, ignoreIfNotExists: boolean): void {
@@ -120,6 +144,20 @@ export class FakeClusterState {
       this.logs.set(key, log)
     }
     return log
+  }
+
+  /** The KV store of a primary-key bucket (created on first use; its changelog goes to the bucket's log). */
+  kv(tableId: number, bucket: number, partitionId?: number): FakeKvStore {
+    const key = bucketKey(tableId, bucket, partitionId)
+    let store = this.kvStores.get(key)
+    if (store === undefined) {
+      const table = this.tableById(tableId)
+      if (table === undefined)
+        throw new FlussError('UNKNOWN_TABLE_OR_BUCKET_EXCEPTION', `Unknown table ${tableId}`)
+      store = new FakeKvStore(() => table, this.log(tableId, bucket, partitionId))
+      this.kvStores.set(key, store)
+    }
+    return store
   }
 
   leaderOf(tableId: number, bucket: number, partitionId?: number): number | undefined {

@@ -1,4 +1,4 @@
-import { RpcServer } from '@sluice/core/rpc'
+import { type ApiVersionsRequest, apiSpec, parseRequestFrame, RpcServer } from '@sluice/core/rpc'
 import { FakeClusterState } from './fake-cluster-state.js'
 import {
   coordinatorHandlers,
@@ -7,6 +7,7 @@ import {
   readOnlyHandlers,
   tabletHandlers,
 } from './fake-handlers.js'
+import { type FakeKvHooks, type FakeKvRequestLog, kvHandlers } from './fake-kv-handlers.js'
 import { TcpProxy } from './tcp-proxy.js'
 
 export interface FakeClusterOptions {
@@ -26,8 +27,11 @@ interface FakeTabletServer {
 /**
  * An in-process Fluss cluster for client tests, built from RpcServer: a coordinator (id 0) serving
  * DDL and metadata, and tablet servers serving produce, fetch, list-offsets and init-writer against
- * in-memory bucket logs (`FakeClusterState`). Every listener binds 127.0.0.1 on a random port;
- * tablet servers sit behind TcpProxy relays so tests can cut connections. Always `close()` it.
+ * in-memory bucket logs, and put-kv, lookup, prefix-lookup and limit-scan against in-memory KV
+ * stores whose changelogs go to the bucket logs (`FakeClusterState`). Every listener binds
+ * 127.0.0.1 on a random port; tablet servers sit behind TcpProxy relays so tests can cut
+ * connections. KV requests are recorded in `kvRequests`, the ApiVersions handshakes of tablet
+ * connections in `handshakes`. Always `close()` it.
  */
 export class FakeCluster {
   readonly state: FakeClusterState
@@ -36,8 +40,12 @@ export class FakeCluster {
     fetchRequests: 0,
     notLeaderAnswers: 0,
     metadataRequests: 0,
+    schemaRequests: 0,
   }
-  readonly hooks: FakeTabletHooks = {}
+  readonly hooks: FakeTabletHooks & FakeKvHooks = {}
+  readonly kvRequests: FakeKvRequestLog = { putKv: [], lookups: [], limitScans: [] }
+  /** The ApiVersions request that opened each client connection to a tablet server. */
+  readonly handshakes: ApiVersionsRequest[] = []
   readonly #coordinator: RpcServer
   readonly #tablets: FakeTabletServer[] = []
 
@@ -58,16 +66,23 @@ export class FakeCluster {
       for (const id of ids) {
         const server = new RpcServer({ role: 'tablet', requestTimeoutMs: options.requestTimeoutMs })
         // Hooks are read at call time, so tests can set them after start.
-        const hooks: FakeTabletHooks = {
+        const hooks: FakeTabletHooks & FakeKvHooks = {
           beforeProduce: (...args) => cluster.hooks.beforeProduce?.(...args),
           afterProduce: (...args) => cluster.hooks.afterProduce?.(...args),
+          beforePutKv: (...args) => cluster.hooks.beforePutKv?.(...args),
+          afterPutKv: (...args) => cluster.hooks.afterPutKv?.(...args),
+          beforeLookup: (...args) => cluster.hooks.beforeLookup?.(...args),
+          beforeLimitScan: (...args) => cluster.hooks.beforeLimitScan?.(...args),
         }
         server.registerAll({
           ...readOnlyHandlers(state, cluster.stats),
           ...tabletHandlers(state, id, cluster.stats, hooks),
+          ...kvHandlers(state, id, cluster.stats, hooks, cluster.kvRequests),
         })
         const bound = await server.start()
-        const proxy = await TcpProxy.start(bound.port)
+        const proxy = await TcpProxy.start(bound.port, '127.0.0.1', {
+          onFirstFrame: frame => cluster.#recordHandshake(frame),
+        })
         cluster.#tablets.push({ id, server, proxy })
         state.tabletServers.push({ nodeId: id, host: '127.0.0.1', port: proxy.port })
       }
@@ -99,6 +114,13 @@ export class FakeCluster {
       await t.server.close(0)
     }
     await this.#coordinator.close(0)
+  }
+
+  #recordHandshake(frame: Buffer): void {
+    const request = parseRequestFrame(frame)
+    const spec = apiSpec('API_VERSIONS')
+    if (request.apiKey === spec.key)
+      this.handshakes.push(spec.request.decode(request.body) as ApiVersionsRequest)
   }
 
   #tablet(serverId: number): FakeTabletServer {

@@ -23,6 +23,7 @@ export interface FakeStats {
   fetchRequests: number
   notLeaderAnswers: number
   metadataRequests: number
+  schemaRequests: number
 }
 
 const path = (p: { databaseName: string; tableName: string }): TablePath => ({
@@ -76,10 +77,13 @@ export function readOnlyHandlers(state: FakeClusterState, stats: FakeStats): Han
     },
     TABLE_EXISTS: r => ({ exists: state.tables.has(tablePathToString(path(r.tablePath))) }),
     GET_TABLE_SCHEMA: r => {
-      const { info } = state.table(path(r.tablePath))
-      if (r.schemaId !== null && r.schemaId !== info.schemaId)
+      stats.schemaRequests++
+      const { info, schemas } = state.table(path(r.tablePath))
+      const schemaId = r.schemaId ?? info.schemaId
+      const schema = schemas.get(schemaId)
+      if (schema === undefined)
         throw new FlussError('SCHEMA_NOT_EXIST', `Schema ${r.schemaId} does not exist`)
-      return { schemaId: info.schemaId, schemaJson: Buffer.from(schemaToJson(info.schema)) }
+      return { schemaId, schemaJson: Buffer.from(schemaToJson(schema)) }
     },
     LIST_PARTITION_INFOS: r => {
       const table = state.table(path(r.tablePath))
@@ -244,6 +248,18 @@ function fetchOnce(
       if (table === undefined) return { ...base, errorCode: 21, errorMessage: `Unknown table ${t.tableId}` }
       if (!isLeader(t.tableId, b.bucketId, b.partitionId)) return { ...base, ...notLeader(b.bucketId) }
       const log = state.log(t.tableId, b.bucketId, b.partitionId ?? undefined)
+      if (b.fetchOffset < log.tieredBelowOffset && state.remoteRead === 'fetch-info') {
+        const remoteLogFetchInfo = {
+          remoteLogTabletDir: `fake://remote/${t.tableId}/${b.bucketId}`,
+          firstStartPos: 0,
+        }
+        return {
+          ...base,
+          highWatermark: log.endOffset,
+          logStartOffset: log.logStartOffset,
+          remoteLogFetchInfo,
+        }
+      }
       try {
         const records = log.read(
           b.fetchOffset,

@@ -2,6 +2,25 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
 
 type Pair = readonly [Socket, Socket]
 
+/** Taps on the relayed bytes. */
+export interface TcpProxyOptions {
+  /** Called with the first length-prefixed frame (prefix excluded) each client sends. */
+  readonly onFirstFrame?: (frame: Buffer) => void
+}
+
+/** Collects a client's first bytes until its first length-prefixed frame is complete. */
+function firstFrameTap(onFrame: (frame: Buffer) => void): (chunk: Buffer) => void {
+  let pending: Buffer | undefined = Buffer.alloc(0)
+  return chunk => {
+    if (pending === undefined) return
+    pending = Buffer.concat([pending, chunk])
+    if (pending.length < 4 || pending.length < 4 + pending.readInt32BE(0)) return
+    const frame = pending.subarray(4, 4 + pending.readInt32BE(0))
+    pending = undefined
+    onFrame(frame)
+  }
+}
+
 /**
  * A TCP relay on 127.0.0.1 in front of a test server, so tests can cut connections mid-flight
  * (`dropConnections`) while the server itself keeps running and accepting new ones.
@@ -17,9 +36,15 @@ export class TcpProxy {
     this.port = port
   }
 
-  static start(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  static start(
+    targetPort: number,
+    targetHost = '127.0.0.1',
+    options: TcpProxyOptions = {},
+  ): Promise<TcpProxy> {
     const pairs = new Set<Pair>()
     const server = createServer(client => {
+      const onFirstFrame = options.onFirstFrame
+      if (onFirstFrame !== undefined) client.on('data', firstFrameTap(onFirstFrame))
       const upstream = connect({ host: targetHost, port: targetPort })
       const pair: Pair = [client, upstream]
       pairs.add(pair)

@@ -4,28 +4,17 @@ import { partitionGetter, type TableInfo } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
 import type { WriterOptions } from '../client-options.js'
 import { RowConverter, type RowInput } from '../table/row-converter.js'
+import { ArrowLogBatchFormat } from './batch-format.js'
 import type { WriteBucketAssigner } from './bucket-assigner.js'
-import { IdempotenceManager } from './idempotence-manager.js'
-import { RecordAccumulator } from './record-accumulator.js'
-import { Sender, type WriterNetwork } from './sender.js'
+import type { WriterNetwork } from './sender.js'
 import type { AppendResult, WriteBatch } from './write-batch.js'
 import type { WriterMemory } from './writer-memory.js'
+import { type ClosableWriter, type TableWriterOptions, WriterPipeline } from './writer-pipeline.js'
 
-/** A batch that failed for good, as reported to `onError`. */
-export interface WriteFailure {
-  readonly bucket: number
-  readonly partitionName?: string
-  readonly recordCount: number
-}
+export type { WriteFailure } from './writer-pipeline.js'
 
 /** Options of one append writer. */
-export interface AppendWriterOptions {
-  /**
-   * Called once for every batch that fails for good (after retries), with the rows it held. For
-   * callers that never flush; `flush()` also rejects with the first failure.
-   */
-  readonly onError?: (error: FlussError, failure: WriteFailure) => void
-}
+export type AppendWriterOptions = TableWriterOptions
 
 /** Everything a writer is built from (supplied by `Table.newAppend()`). */
 export interface AppendWriterContext {
@@ -54,16 +43,13 @@ export interface AppendWriterContext {
  * that never flush. `appendWithResult(row)` gives one row's bucket and offset, at the cost of a
  * promise per row: use it only where a per-row acknowledgement is needed.
  */
-export class AppendWriter {
+export class AppendWriter implements ClosableWriter {
   readonly #info: TableInfo
   readonly #converter: RowConverter
   readonly #partitionOf: ((row: Row) => string) | undefined
   readonly #assigner: WriteBucketAssigner
-  readonly #accumulator: RecordAccumulator
-  readonly #sender: Sender
-  readonly #onClosed: ((writer: AppendWriter) => void) | undefined
-  #roomWait: Promise<void> | undefined
-  #closing: Promise<void> | undefined
+  readonly #pipeline: WriterPipeline<Row>
+  readonly #onClosed: () => void
 
   constructor(context: AppendWriterContext, writerOptions: AppendWriterOptions = {}) {
     const { info, options } = context
@@ -77,31 +63,15 @@ export class AppendWriter {
     this.#converter = new RowConverter(info.rowType)
     this.#partitionOf = info.isPartitioned ? partitionGetter(info.rowType, info.partitionKeys) : undefined
     this.#assigner = context.bucketAssigner
-    this.#onClosed = context.onClosed
-    const accumulatorOptions = {
-      rowType: info.rowType,
-      compression: context.compression,
-      batchSizeBytes: options.batchSizeBytes,
-      batchTimeoutMs: options.batchTimeoutMs,
-    }
-    this.#accumulator = new RecordAccumulator(accumulatorOptions, context.memory)
-    const idempotence = new IdempotenceManager(options.idempotence, options.maxInflightPerBucket)
-    const senderOptions = {
-      acks: options.acks,
-      retries: options.retries,
-      requestMaxBytes: options.requestMaxBytes,
-      requestTimeoutMs: options.requestTimeoutMs,
+    this.#onClosed = () => context.onClosed?.(this)
+    const pipelineContext = {
       schemaId: info.schemaId,
+      options,
+      format: new ArrowLogBatchFormat(info.rowType, context.compression),
+      memory: context.memory,
+      network: context.network,
     }
-    const onError = writerOptions.onError
-    const onBatchFailed = (error: FlussError, batch: WriteBatch) => {
-      const failure = { bucket: batch.bucket, recordCount: batch.recordCount }
-      onError?.(
-        error,
-        batch.partitionName === undefined ? failure : { ...failure, partitionName: batch.partitionName },
-      )
-    }
-    this.#sender = new Sender(this.#accumulator, context.network, idempotence, senderOptions, onBatchFailed)
+    this.#pipeline = new WriterPipeline(pipelineContext, writerOptions)
   }
 
   get tableInfo(): TableInfo {
@@ -110,7 +80,7 @@ export class AppendWriter {
 
   /** Bytes of rows this writer's connection holds unacknowledged. */
   get bufferedBytes(): number {
-    return this.#accumulator.memory.usedBytes
+    return this.#pipeline.bufferedBytes
   }
 
   /**
@@ -120,7 +90,7 @@ export class AppendWriter {
    */
   append(row: RowInput): Promise<void> | undefined {
     this.#add(row)
-    return this.#roomWait
+    return this.#pipeline.roomWait
   }
 
   /**
@@ -128,65 +98,33 @@ export class AppendWriter {
    * batch fails). Costs a promise per row; prefer `append` plus `flush` for bulk writes.
    */
   appendWithResult(row: RowInput): Promise<AppendResult> {
-    const { batch, index } = this.#add(row)
-    const result = batch.waitFor(index)
-    const room = this.#roomWait
-    return room === undefined ? result : Promise.all([room, result]).then(([, r]) => r)
+    return this.#pipeline.resultOf(this.#add(row))
   }
 
   /** Sends every buffered row now; resolves when all rows appended so far are acknowledged. */
   flush(): Promise<void> {
-    const upTo = this.#accumulator.beginFlush()
-    this.#sender.wakeup()
-    return this.#accumulator.flushed(upTo)
+    return this.#pipeline.flush()
   }
 
   /** Flushes, then stops the writer; further appends throw. Rejects like `flush` on a failure. */
   close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#accumulator.beginClose()
-      try {
-        await this.flush()
-      } finally {
-        this.#sender.close()
-        this.#onClosed?.(this)
-      }
-    })()
-    return this.#closing
+    return this.#pipeline.close(this.#onClosed)
   }
 
   /** Stops at once: rows not yet sent fail with `error`; answers still due are handled. */
   abort(error: FlussError): void {
-    this.#closing ??= Promise.resolve()
-    this.#sender.abortQueued(error)
-    this.#sender.close()
-    this.#onClosed?.(this)
+    this.#pipeline.abort(error, this.#onClosed)
   }
 
-  #add(input: RowInput): { batch: WriteBatch; index: number } {
-    if (this.#closing !== undefined) throw new FlussError('INVALID_REQUEST', 'The writer is closed')
-    const memory = this.#accumulator.memory
-    if (this.#roomWait !== undefined && memory.isFull) {
-      throw new FlussError(
-        'RESOURCE_EXHAUSTED',
-        'The write buffer is full: await the promise returned by the previous append before appending more',
-      )
-    }
+  #add(input: RowInput): { batch: WriteBatch<Row>; index: number } {
+    this.#pipeline.checkWritable()
     const row = this.#converter.toRow(input)
     const partitionName = this.#partitionOf?.(row)
     let bucket = this.#assigner.assign(row, partitionName)
-    if (this.#assigner.abortIfBatchFull && !this.#accumulator.hasOpenBatch(partitionName, bucket)) {
+    if (this.#assigner.abortIfBatchFull && !this.#pipeline.accumulator.hasOpenBatch(partitionName, bucket)) {
       this.#assigner.onNewBatch(bucket, partitionName)
       bucket = this.#assigner.assign(row, partitionName)
     }
-    const outcome = this.#accumulator.append(row, partitionName, bucket, Date.now())
-    if (outcome.batchFull || outcome.newBatch || memory.isFull) this.#sender.wakeup()
-    if (memory.isFull && this.#roomWait === undefined) {
-      const wait = memory.waitForRoom().finally(() => {
-        if (this.#roomWait === wait) this.#roomWait = undefined
-      })
-      this.#roomWait = wait
-    }
-    return outcome
+    return this.#pipeline.add(row, partitionName, bucket)
   }
 }

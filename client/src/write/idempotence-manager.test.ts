@@ -1,14 +1,16 @@
-import { ArrowBatchWriter } from '@sluice/core/arrow'
+import { NO_COMPRESSION } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
 import { DataTypes } from '@sluice/core/types'
 import { describe, expect, it } from 'vitest'
+import { ArrowLogBatchFormat } from './batch-format.js'
 import { IdempotenceManager } from './idempotence-manager.js'
 import type { BucketQueue } from './record-accumulator.js'
 import { WriteBatch } from './write-batch.js'
 
 const rowType = DataTypes.ROW([{ name: 'id', type: DataTypes.INT(), fieldId: 0 }])
 let nextId = 1
-const batch = () => new WriteBatch(nextId++, undefined, 0, new ArrowBatchWriter(rowType), 0)
+const format = new ArrowLogBatchFormat(rowType, NO_COMPRESSION)
+const batch = () => new WriteBatch(nextId++, undefined, 0, format, 0)
 const queue = (): BucketQueue => ({ key: '0', partitionName: undefined, bucket: 0, batches: [], onWire: 0 })
 const error = (
   name:

@@ -1,10 +1,22 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { partitionSpecFromName, type TableBucket, type TableInfo } from '@sluice/core/metadata'
-import type { ProduceLogRequestInit, ProduceLogResponse } from '@sluice/core/rpc'
 import type { Admin } from '../admin/admin.js'
 import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
-import type { WriterNetwork } from './sender.js'
+import type { BucketWriteResult, WriteRequest, WriteResponse, WriterNetwork } from './sender.js'
+
+/**
+ * How a writer's batches travel: PRODUCE_LOG for log tables; PUT_KV for primary-key tables, with
+ * the writer's target columns (a partial update; undefined = every column) and merge mode
+ * (`agg_mode`: 0 = through the merge engine, 1 = overwrite).
+ */
+export type WriteApi =
+  | { readonly kind: 'PRODUCE_LOG' }
+  | {
+      readonly kind: 'PUT_KV'
+      readonly targetColumns: readonly number[] | undefined
+      readonly aggMode: number
+    }
 
 /** The writer's view of the cluster through the connection's MetadataUpdater. */
 export class MetadataWriterNetwork implements WriterNetwork {
@@ -15,6 +27,7 @@ export class MetadataWriterNetwork implements WriterNetwork {
     readonly admin: Admin,
     readonly info: TableInfo,
     readonly dynamicCreatePartition: boolean,
+    readonly api: WriteApi = { kind: 'PRODUCE_LOG' },
   ) {
     this.tableId = info.tableId
   }
@@ -64,8 +77,29 @@ export class MetadataWriterNetwork implements WriterNetwork {
     this.metadata.invalidate(this.tableId, partitionId)
   }
 
-  produce(node: ServerNode, request: ProduceLogRequestInit): Promise<ProduceLogResponse> {
-    return this.metadata.request(node, 'PRODUCE_LOG', request)
+  async write(node: ServerNode, request: WriteRequest): Promise<WriteResponse> {
+    const { acks, tableId, timeoutMs } = request
+    const bucketsReq = [...request.bucketsReq]
+    if (this.api.kind === 'PRODUCE_LOG') {
+      const response = await this.metadata.request(node, 'PRODUCE_LOG', {
+        acks,
+        tableId,
+        timeoutMs,
+        bucketsReq,
+      })
+      return { bucketsResp: response.bucketsResp.map(r => bucketResult(r, r.baseOffset)) }
+    }
+    const { targetColumns, aggMode } = this.api
+    const putKv = {
+      acks,
+      tableId,
+      timeoutMs,
+      bucketsReq,
+      aggMode,
+      ...(targetColumns === undefined ? {} : { targetColumns: [...targetColumns] }),
+    }
+    const response = await this.metadata.request(node, 'PUT_KV', putKv)
+    return { bucketsResp: response.bucketsResp.map(r => bucketResult(r, r.logEndOffset)) }
   }
 
   async initWriter(): Promise<number> {
@@ -73,5 +107,19 @@ export class MetadataWriterNetwork implements WriterNetwork {
     const request = { tablePath: [{ databaseName: path.databaseName, tableName: path.tableName }] }
     const response = await this.metadata.requestAnyServer('INIT_WRITER', request)
     return response.writerId
+  }
+}
+
+/** Decoded messages keep unset fields on their prototype, so fields are copied one by one. */
+function bucketResult(
+  r: { partitionId: number | null; bucketId: number; errorCode: number | null; errorMessage: string | null },
+  offset: number | null,
+): BucketWriteResult {
+  return {
+    partitionId: r.partitionId,
+    bucketId: r.bucketId,
+    errorCode: r.errorCode,
+    errorMessage: r.errorMessage,
+    offset,
   }
 }

@@ -1,8 +1,10 @@
 import { ArrowBatchReader, NO_COMPRESSION } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
 import { LogRecordBatch } from '@sluice/core/record'
+import type { Row } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { describe, expect, it } from 'vitest'
+import { ArrowLogBatchFormat } from './batch-format.js'
 import { type AccumulatorOptions, RecordAccumulator } from './record-accumulator.js'
 import { WriterMemory } from './writer-memory.js'
 
@@ -11,10 +13,9 @@ const rowType = DataTypes.ROW([
   { name: 'text', type: DataTypes.STRING(), fieldId: 1 },
 ])
 
-function accumulator(overrides: Partial<AccumulatorOptions> = {}, memoryBytes = 1 << 20) {
+function accumulator(overrides: Partial<AccumulatorOptions<Row>> = {}, memoryBytes = 1 << 20) {
   const options = {
-    rowType,
-    compression: NO_COMPRESSION,
+    format: new ArrowLogBatchFormat(rowType, NO_COMPRESSION),
     batchSizeBytes: 1 << 20,
     batchTimeoutMs: 100,
     ...overrides,

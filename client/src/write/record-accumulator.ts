@@ -1,37 +1,34 @@
-import { ArrowBatchWriter, type ArrowCompressionInfo } from '@sluice/core/arrow'
 import type { FlussError } from '@sluice/core/errors'
-import type { Row } from '@sluice/core/row'
-import type { RowType } from '@sluice/core/types'
 import { type Deferred, deferred } from '../util/async.js'
+import type { BatchFormat } from './batch-format.js'
 import { WriteBatch } from './write-batch.js'
 import type { WriterMemory } from './writer-memory.js'
 
 /** The batches of one bucket (of one partition, for partitioned tables), oldest first. */
-export interface BucketQueue {
+export interface BucketQueue<R = unknown> {
   readonly key: string
   readonly partitionName: string | undefined
   readonly bucket: number
   /** Waiting to be sent, head first; the last one may still be open for rows. */
-  readonly batches: WriteBatch[]
+  readonly batches: WriteBatch<R>[]
   /** Batches of this bucket sent and not yet answered. */
   onWire: number
 }
 
-/** Batch shaping: the table's row type and compression, batch size and timeout. */
-export interface AccumulatorOptions {
-  readonly rowType: RowType
-  readonly compression: ArrowCompressionInfo
+/** Batch shaping: the batch format (log rows or KV records), batch size and timeout. */
+export interface AccumulatorOptions<R> {
+  readonly format: BatchFormat<R>
   readonly batchSizeBytes: number
   readonly batchTimeoutMs: number
 }
 
-/** Where an appended row went, and what the sender must be told. */
-export interface AppendOutcome {
-  readonly batch: WriteBatch
+/** Where an appended record went, and what the sender must be told. */
+export interface AppendOutcome<R = unknown> {
+  readonly batch: WriteBatch<R>
   readonly index: number
-  /** A batch was opened for this row (the sender must plan its batch timeout). */
+  /** A batch was opened for this record (the sender must plan its batch timeout). */
   readonly newBatch: boolean
-  /** The row filled its batch, which was closed and is ready to send. */
+  /** A batch of the bucket filled up and was closed: it is ready to send. */
   readonly batchFull: boolean
 }
 
@@ -41,26 +38,25 @@ interface FlushWaiter {
 }
 
 /**
- * Buffers rows into one open batch per bucket (Fluss's `RecordAccumulator`). A batch closes when its
- * estimated encoded size reaches `client.writer.batch-size`; it is ready to send when closed, when
+ * Buffers records into one open batch per bucket (Fluss's `RecordAccumulator`). A batch closes when
+ * its estimated encoded size reaches `client.writer.batch-size` (or, for formats with a hard size
+ * limit, when the next record does not fit); it is ready to send when closed, when
  * it is older than `client.writer.batch-timeout`, when a flush covers it, or when writer memory is
  * exhausted. Every byte held is accounted in the shared WriterMemory until the batch is done.
  */
-export class RecordAccumulator {
-  readonly #options: AccumulatorOptions
+export class RecordAccumulator<R = unknown> {
+  readonly #options: AccumulatorOptions<R>
   readonly #memory: WriterMemory
-  readonly #queues = new Map<string, BucketQueue>()
+  readonly #queues = new Map<string, BucketQueue<R>>()
   /** Batches not yet completed or failed, in id (creation) order. */
-  readonly #incomplete = new Map<number, WriteBatch>()
-  /** Column writers of closed batches, kept for new batches (at most one per bucket queue). */
-  readonly #spareWriters: ArrowBatchWriter[] = []
+  readonly #incomplete = new Map<number, WriteBatch<R>>()
   readonly #flushWaiters: FlushWaiter[] = []
   #nextBatchId = 1
   #flushUpTo = 0
   #closing = false
   #firstError: { readonly batchId: number; readonly error: FlussError } | undefined
 
-  constructor(options: AccumulatorOptions, memory: WriterMemory) {
+  constructor(options: AccumulatorOptions<R>, memory: WriterMemory) {
     this.#options = options
     this.#memory = memory
   }
@@ -74,7 +70,7 @@ export class RecordAccumulator {
     return this.#incomplete.size
   }
 
-  queues(): IterableIterator<BucketQueue> {
+  queues(): IterableIterator<BucketQueue<R>> {
     return this.#queues.values()
   }
 
@@ -84,35 +80,40 @@ export class RecordAccumulator {
     return batches !== undefined && batches.length > 0 && batches[batches.length - 1].isOpen
   }
 
-  /** Appends a validated row to the open batch of its bucket (opening one if needed). */
-  append(row: Row, partitionName: string | undefined, bucket: number, nowMs: number): AppendOutcome {
+  /** Appends a validated record to the open batch of its bucket (opening one if needed). */
+  append(record: R, partitionName: string | undefined, bucket: number, nowMs: number): AppendOutcome<R> {
     const queue = this.#queue(partitionName, bucket)
-    let batch = queue.batches[queue.batches.length - 1]
+    let batch: WriteBatch<R> | undefined = queue.batches[queue.batches.length - 1]
+    let closedFull = false
+    if (batch?.isOpen && !batch.hasRoomFor(record)) {
+      this.#close(batch)
+      closedFull = true
+    }
     let newBatch = false
     if (batch === undefined || !batch.isOpen) {
-      batch = new WriteBatch(this.#nextBatchId++, partitionName, bucket, this.#takeWriter(), nowMs)
+      batch = new WriteBatch(this.#nextBatchId++, partitionName, bucket, this.#options.format, nowMs)
       queue.batches.push(batch)
       this.#incomplete.set(batch.id, batch)
       newBatch = true
     }
     let index: number
     try {
-      index = batch.append(row)
+      index = batch.append(record)
     } finally {
       if (newBatch && batch.recordCount === 0) this.#discardEmpty(queue, batch)
     }
     this.#account(batch)
-    const batchFull = batch.estimatedSizeInBytes() >= this.#options.batchSizeBytes
-    if (batchFull) this.#close(batch)
-    return { batch, index, newBatch, batchFull }
+    const filled = batch.estimatedSizeInBytes() >= this.#options.batchSizeBytes
+    if (filled) this.#close(batch)
+    return { batch, index, newBatch, batchFull: filled || closedFull }
   }
 
   /**
    * Queues whose head batch may be sent now, and the earliest time a waiting head becomes ready
    * (Infinity when none waits on time).
    */
-  ready(nowMs: number): { ready: BucketQueue[]; nextCheckMs: number } {
-    const ready: BucketQueue[] = []
+  ready(nowMs: number): { ready: BucketQueue<R>[]; nextCheckMs: number } {
+    const ready: BucketQueue<R>[] = []
     let nextCheckMs = Number.POSITIVE_INFINITY
     const exhausted = this.#memory.isFull || this.#closing
     for (const queue of this.#queues.values()) {
@@ -129,14 +130,14 @@ export class RecordAccumulator {
   }
 
   /** Removes the head batch of a queue for sending, closing it if it is still open. */
-  takeHead(queue: BucketQueue): WriteBatch {
-    const batch = queue.batches.shift() as WriteBatch
+  takeHead(queue: BucketQueue<R>): WriteBatch<R> {
+    const batch = queue.batches.shift() as WriteBatch<R>
     if (batch.isOpen) this.#close(batch)
     return batch
   }
 
   /** Puts a batch back for a retry: before every batch with a higher or no sequence. */
-  reEnqueue(queue: BucketQueue, batch: WriteBatch, retryAtMs: number): void {
+  reEnqueue(queue: BucketQueue<R>, batch: WriteBatch<R>, retryAtMs: number): void {
     batch.retryAtMs = retryAtMs
     let at = 0
     while (at < queue.batches.length) {
@@ -148,26 +149,26 @@ export class RecordAccumulator {
   }
 
   /** Accounts the bytes a built batch holds now (the header was added when it was first sent). */
-  account(batch: WriteBatch): void {
+  account(batch: WriteBatch<R>): void {
     this.#account(batch)
   }
 
-  complete(batch: WriteBatch, baseOffset: number, partitionId: number | undefined): void {
+  complete(batch: WriteBatch<R>, batchOffset: number, partitionId: number | undefined): void {
     if (batch.done) return
-    batch.complete(baseOffset, partitionId)
+    batch.complete(batchOffset, partitionId)
     this.#finish(batch)
   }
 
-  fail(batch: WriteBatch, error: FlussError): void {
+  fail(batch: WriteBatch<R>, error: FlussError): void {
     if (batch.done) return
-    if (batch.isOpen) this.#spareWriters.push(resetWriter(batch.close()))
+    batch.discard()
     batch.fail(error)
     if (this.#firstError === undefined) this.#firstError = { batchId: batch.id, error }
     this.#finish(batch)
   }
 
   /** Fails every batch still waiting in a queue (not those on the wire) that `filter` selects. */
-  abortQueued(error: FlussError, filter: (queue: BucketQueue) => boolean = () => true): void {
+  abortQueued(error: FlussError, filter: (queue: BucketQueue<R>) => boolean = () => true): void {
     for (const queue of this.#queues.values()) {
       if (!filter(queue)) continue
       for (const batch of queue.batches.splice(0)) this.fail(batch, error)
@@ -196,7 +197,7 @@ export class RecordAccumulator {
     return waiter.deferred.promise
   }
 
-  #queue(partitionName: string | undefined, bucket: number): BucketQueue {
+  #queue(partitionName: string | undefined, bucket: number): BucketQueue<R> {
     const key = queueKey(partitionName, bucket)
     let queue = this.#queues.get(key)
     if (queue === undefined) {
@@ -206,33 +207,25 @@ export class RecordAccumulator {
     return queue
   }
 
-  #takeWriter(): ArrowBatchWriter {
-    return (
-      this.#spareWriters.pop() ??
-      new ArrowBatchWriter(this.#options.rowType, { compression: this.#options.compression })
-    )
-  }
-
-  #discardEmpty(queue: BucketQueue, batch: WriteBatch): void {
+  #discardEmpty(queue: BucketQueue<R>, batch: WriteBatch<R>): void {
     queue.batches.pop()
     this.#incomplete.delete(batch.id)
-    this.#spareWriters.push(resetWriter(batch.close()))
+    batch.discard()
     batch.done = true
   }
 
-  #close(batch: WriteBatch): void {
-    const writer = batch.close()
-    this.#spareWriters.push(resetWriter(writer))
+  #close(batch: WriteBatch<R>): void {
+    batch.close()
     this.#account(batch)
   }
 
-  #account(batch: WriteBatch): void {
+  #account(batch: WriteBatch<R>): void {
     const size = batch.done ? 0 : batch.sizeInBytes()
     this.#memory.adjust(size - batch.memoryBytes)
     batch.memoryBytes = size
   }
 
-  #finish(batch: WriteBatch): void {
+  #finish(batch: WriteBatch<R>): void {
     this.#account(batch)
     this.#incomplete.delete(batch.id)
     this.#settleFlushes()
@@ -259,9 +252,4 @@ export class RecordAccumulator {
 
 function queueKey(partitionName: string | undefined, bucket: number): string {
   return partitionName === undefined ? `${bucket}` : `${partitionName}/${bucket}`
-}
-
-function resetWriter(writer: ArrowBatchWriter): ArrowBatchWriter {
-  writer.reset()
-  return writer
 }

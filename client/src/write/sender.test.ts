@@ -2,15 +2,15 @@ import { NO_COMPRESSION } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
 import type { TableBucket } from '@sluice/core/metadata'
 import { LogRecordBatch } from '@sluice/core/record'
-import type { ProduceLogRequestInit, ProduceLogResponse } from '@sluice/core/rpc'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ServerNode } from '../metadata/cluster.js'
 import { waitUntil } from '../testing/fake-cluster.js'
 import { type Deferred, deferred } from '../util/async.js'
+import { ArrowLogBatchFormat } from './batch-format.js'
 import { IdempotenceManager } from './idempotence-manager.js'
 import { RecordAccumulator } from './record-accumulator.js'
-import { Sender, type WriterNetwork } from './sender.js'
+import { Sender, type WriteRequest, type WriteResponse, type WriterNetwork } from './sender.js'
 import type { WriteBatch } from './write-batch.js'
 import { WriterMemory } from './writer-memory.js'
 
@@ -35,15 +35,13 @@ class ScriptedNetwork implements WriterNetwork {
     [2, NODE_A],
   ])
   readonly sent: SentBatch[] = []
-  readonly pending: { request: ProduceLogRequestInit; answer: Deferred<ProduceLogResponse> }[] = []
+  readonly pending: { request: WriteRequest; answer: Deferred<WriteResponse> }[] = []
   refreshes = 0
   invalidations = 0
   writerIds = 0
   initWriterError: FlussError | undefined
   /** Answers each request; default: hold it in `pending` until the test answers. */
-  respond:
-    | ((node: ServerNode, request: ProduceLogRequestInit) => ProduceLogResponse | Promise<ProduceLogResponse>)
-    | undefined
+  respond: ((node: ServerNode, request: WriteRequest) => WriteResponse | Promise<WriteResponse>) | undefined
   onRefresh: () => void = () => {}
 
   partitionId(): number | undefined {
@@ -63,7 +61,7 @@ class ScriptedNetwork implements WriterNetwork {
     if (this.initWriterError !== undefined) throw this.initWriterError
     return ++this.writerIds * 100
   }
-  produce(node: ServerNode, request: ProduceLogRequestInit): Promise<ProduceLogResponse> {
+  write(node: ServerNode, request: WriteRequest): Promise<WriteResponse> {
     for (const b of request.bucketsReq ?? []) {
       const batch = new LogRecordBatch(Buffer.from(b.records))
       this.sent.push({
@@ -75,14 +73,14 @@ class ScriptedNetwork implements WriterNetwork {
       })
     }
     if (this.respond !== undefined) return Promise.resolve(this.respond(node, request))
-    const answer = deferred<ProduceLogResponse>()
+    const answer = deferred<WriteResponse>()
     this.pending.push({ request, answer })
     return answer.promise
   }
 }
 
 let nextOffset = 0
-function ok(request: ProduceLogRequestInit): ProduceLogResponse {
+function ok(request: WriteRequest): WriteResponse {
   return {
     bucketsResp: (request.bucketsReq ?? []).map(b => {
       const base = nextOffset
@@ -92,19 +90,19 @@ function ok(request: ProduceLogRequestInit): ProduceLogResponse {
         bucketId: b.bucketId,
         errorCode: null,
         errorMessage: null,
-        baseOffset: base,
+        offset: base,
       }
     }),
   }
 }
-function failWith(request: ProduceLogRequestInit, code: number): ProduceLogResponse {
+function failWith(request: WriteRequest, code: number): WriteResponse {
   return {
     bucketsResp: (request.bucketsReq ?? []).map(b => ({
       partitionId: null,
       bucketId: b.bucketId,
       errorCode: code,
       errorMessage: `error ${code}`,
-      baseOffset: null,
+      offset: null,
     })),
   }
 }
@@ -126,8 +124,7 @@ function harness(
   const network = new ScriptedNetwork()
   const accumulator = new RecordAccumulator(
     {
-      rowType,
-      compression: NO_COMPRESSION,
+      format: new ArrowLogBatchFormat(rowType, NO_COMPRESSION),
       batchSizeBytes: options.batchSizeBytes ?? 1,
       batchTimeoutMs: 60_000,
     },

@@ -1,13 +1,39 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableBucket, tableBucket } from '@sluice/core/metadata'
-import type { ProduceLogRequestInit, ProduceLogResponse } from '@sluice/core/rpc'
 import type { ServerNode } from '../metadata/cluster.js'
 import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, sleep } from '../util/async.js'
 import type { IdempotenceManager } from './idempotence-manager.js'
 import type { BucketQueue, RecordAccumulator } from './record-accumulator.js'
 import type { WriteBatch } from './write-batch.js'
 
-/** What the sender needs from the cluster: metadata of one table, and the two write RPCs. */
+/** The batches of one write request (PRODUCE_LOG or PUT_KV), for the buckets of one leader. */
+export interface WriteRequest {
+  /** -1, 0 or 1. */
+  readonly acks: number
+  readonly tableId: number
+  readonly timeoutMs: number
+  readonly bucketsReq: readonly {
+    readonly partitionId: number | null
+    readonly bucketId: number
+    readonly records: Buffer
+  }[]
+}
+
+/** One bucket's answer to a write request. */
+export interface BucketWriteResult {
+  readonly partitionId: number | null
+  readonly bucketId: number
+  readonly errorCode: number | null
+  readonly errorMessage: string | null
+  /** The base offset of an appended log batch, or the log end offset after a KV batch. */
+  readonly offset: number | null
+}
+
+export interface WriteResponse {
+  readonly bucketsResp: readonly BucketWriteResult[]
+}
+
+/** What the sender needs from the cluster: metadata of one table, the write RPC and INIT_WRITER. */
 export interface WriterNetwork {
   readonly tableId: number
   /** The id of a partition, when the metadata knows it. */
@@ -20,12 +46,13 @@ export interface WriterNetwork {
   refresh(partitionName: string | undefined): Promise<void>
   /** Forgets the bucket locations of the table or partition. */
   invalidate(partitionId: number | undefined): void
-  produce(node: ServerNode, request: ProduceLogRequestInit): Promise<ProduceLogResponse>
+  /** Sends one write request (PRODUCE_LOG for log tables, PUT_KV for primary-key tables). */
+  write(node: ServerNode, request: WriteRequest): Promise<WriteResponse>
   /** INIT_WRITER: a new writer id for idempotent writes. */
   initWriter(): Promise<number>
 }
 
-/** The PRODUCE_LOG settings of one writer. */
+/** The write request settings of one writer. */
 export interface SenderOptions {
   /** -1, 0 or 1. */
   readonly acks: number
@@ -36,8 +63,8 @@ export interface SenderOptions {
 }
 
 interface Sent {
-  readonly queue: BucketQueue
-  readonly batch: WriteBatch
+  readonly queue: BucketQueue<unknown>
+  readonly batch: WriteBatch<unknown>
   readonly partitionId: number | undefined
 }
 
@@ -50,16 +77,16 @@ const INIT_WRITER_ATTEMPTS = 3
  * Moves ready batches from the accumulator to the bucket leaders (Fluss's `Sender`), as an event
  * loop rather than a thread: a run is scheduled when rows fill a batch, a batch timeout or retry
  * backoff expires (one timer for the earliest), a response or a metadata refresh arrives, or a flush
- * starts. Each run groups the sendable head batches by leader into PRODUCE_LOG requests of at most
- * `client.writer.request-max-size`, then handles each bucket's answer: complete, retry (after a
- * metadata refresh on stale-metadata errors) or fail.
+ * starts. Each run groups the sendable head batches by leader into write requests (PRODUCE_LOG or
+ * PUT_KV) of at most `client.writer.request-max-size`, then handles each bucket's answer: complete,
+ * retry (after a metadata refresh on stale-metadata errors) or fail.
  */
 export class Sender {
-  readonly #accumulator: RecordAccumulator
+  readonly #accumulator: RecordAccumulator<unknown>
   readonly #network: WriterNetwork
   readonly #idempotence: IdempotenceManager
   readonly #options: SenderOptions
-  readonly #onBatchFailed: (error: FlussError, batch: WriteBatch) => void
+  readonly #onBatchFailed: (error: FlussError, batch: WriteBatch<unknown>) => void
   readonly #refreshing = new Set<string>()
   readonly #lastRefreshMs = new Map<string, number>()
   #scheduled = false
@@ -69,11 +96,11 @@ export class Sender {
   #closed = false
 
   constructor(
-    accumulator: RecordAccumulator,
+    accumulator: RecordAccumulator<unknown>,
     network: WriterNetwork,
     idempotence: IdempotenceManager,
     options: SenderOptions,
-    onBatchFailed: (error: FlussError, batch: WriteBatch) => void = () => {},
+    onBatchFailed: (error: FlussError, batch: WriteBatch<unknown>) => void = () => {},
   ) {
     this.#accumulator = accumulator
     this.#network = network
@@ -140,7 +167,10 @@ export class Sender {
     this.#scheduleAt(nextCheckMs)
   }
 
-  #leaderOf(queue: BucketQueue): { leader: ServerNode | undefined; partitionId: number | undefined } {
+  #leaderOf(queue: BucketQueue<unknown>): {
+    leader: ServerNode | undefined
+    partitionId: number | undefined
+  } {
     if (queue.partitionName === undefined) {
       return {
         leader: this.#network.leaderFor(tableBucket(this.#network.tableId, queue.bucket)),
@@ -156,14 +186,14 @@ export class Sender {
   }
 
   /** Fails a batch whose bucket lost its sequence state under the batch's writer id. */
-  #failFenced(queue: BucketQueue, head: WriteBatch): void {
+  #failFenced(queue: BucketQueue<unknown>, head: WriteBatch<unknown>): void {
     this.#accumulator.takeHead(queue)
     const message = `An earlier batch of bucket ${queue.bucket} failed; batch ${head.batchSequence} of writer ${head.writerId} is not sent`
     this.#fail(queue, head, new FlussError('OUT_OF_ORDER_SEQUENCE_EXCEPTION', message))
   }
 
   #send(leader: ServerNode, sent: readonly Sent[]): void {
-    const request: ProduceLogRequestInit = {
+    const request: WriteRequest = {
       acks: this.#options.acks,
       tableId: this.#network.tableId,
       timeoutMs: this.#options.requestTimeoutMs,
@@ -177,9 +207,9 @@ export class Sender {
       s.queue.onWire++
       s.batch.attempts++
     }
-    let answer: Promise<ProduceLogResponse>
+    let answer: Promise<WriteResponse>
     try {
-      answer = this.#network.produce(leader, request)
+      answer = this.#network.write(leader, request)
     } catch (e) {
       answer = Promise.reject(e)
     }
@@ -194,7 +224,7 @@ export class Sender {
       .finally(() => this.wakeup())
   }
 
-  #onResponse(sent: readonly Sent[], response: ProduceLogResponse): void {
+  #onResponse(sent: readonly Sent[], response: WriteResponse): void {
     const byBucket = new Map(sent.map(s => [`${s.partitionId ?? '-'}:${s.queue.bucket}`, s]))
     for (const r of response.bucketsResp) {
       const key = `${r.partitionId ?? '-'}:${r.bucketId}`
@@ -203,23 +233,23 @@ export class Sender {
       byBucket.delete(key)
       if (r.errorCode !== null && r.errorCode !== 0)
         this.#onBatchError(s, FlussError.fromCode(r.errorCode, r.errorMessage))
-      else this.#onBatchSuccess(s, r.baseOffset ?? -1)
+      else this.#onBatchSuccess(s, r.offset ?? -1)
     }
     for (const s of byBucket.values()) {
       this.#onBatchError(
         s,
         new FlussError(
           'UNKNOWN_SERVER_ERROR',
-          `The produce response has no result for bucket ${s.queue.bucket}`,
+          `The write response has no result for bucket ${s.queue.bucket}`,
         ),
       )
     }
   }
 
-  #onBatchSuccess(s: Sent, baseOffset: number): void {
+  #onBatchSuccess(s: Sent, batchOffset: number): void {
     s.queue.onWire--
     this.#idempotence.onSuccess(s.queue, s.batch)
-    this.#accumulator.complete(s.batch, baseOffset, s.partitionId)
+    this.#accumulator.complete(s.batch, batchOffset, s.partitionId)
   }
 
   #onBatchError(s: Sent, error: FlussError): void {
@@ -242,7 +272,7 @@ export class Sender {
     this.#accumulator.reEnqueue(s.queue, s.batch, Date.now() + delayMs)
   }
 
-  #fail(queue: BucketQueue, batch: WriteBatch, error: FlussError): void {
+  #fail(queue: BucketQueue<unknown>, batch: WriteBatch<unknown>, error: FlussError): void {
     this.#idempotence.onFailure(queue, batch)
     this.#accumulator.fail(batch, error)
     this.#onBatchFailed(error, batch)

@@ -1,30 +1,35 @@
-import type { ArrowBatchWriter } from '@sluice/core/arrow'
 import { assert, type FlussError } from '@sluice/core/errors'
-import { buildLogBatch } from '@sluice/core/record'
-import type { Row } from '@sluice/core/row'
+import type { BatchFormat, RecordsWriter } from './batch-format.js'
 
 /** Where an acknowledged record landed. */
-export interface AppendResult {
+export interface WriteResult {
   readonly bucket: number
   /** Set for partitioned tables. */
   readonly partitionId?: number
-  /** Log offset of the record; -1 when the server reported the batch as an already written duplicate. */
+  /**
+   * Log offset the record reports (see the batch format): its own offset for appends, the bucket's
+   * log end offset after its batch for upserts; -1 when the server reported the batch as an already
+   * written duplicate.
+   */
   readonly offset: number
 }
 
+/** Where an appended record landed: `offset` is the record's log offset. */
+export type AppendResult = WriteResult
+
 interface RecordWaiter {
   readonly index: number
-  readonly resolve: (result: AppendResult) => void
+  readonly resolve: (result: WriteResult) => void
   readonly reject: (error: FlussError) => void
 }
 
 /**
- * One log batch of one bucket, from its first row to its acknowledgement. While open it encodes
- * rows into an Arrow column writer; closing turns them into the Arrow RecordBatch payload; the
- * first send wraps the payload in a V0 batch header carrying the writer id and batch sequence,
- * and every retry re-sends exactly those bytes.
+ * One batch of one bucket, from its first record to its acknowledgement. While open it encodes
+ * records with its format's writer; closing turns them into the encoded records; the first send
+ * frames them with the header carrying the writer id and batch sequence, and every retry re-sends
+ * exactly those bytes.
  */
-export class WriteBatch {
+export class WriteBatch<R = unknown> {
   readonly createdAtMs: number
   recordCount = 0
   /** Bytes of writer memory this batch holds (tracked by the accumulator). */
@@ -37,8 +42,9 @@ export class WriteBatch {
   retryAtMs = 0
   /** Set once the batch has been completed or failed. */
   done = false
-  #arrow: ArrowBatchWriter | undefined
-  #payload: Uint8Array | undefined
+  readonly #format: BatchFormat<R>
+  #writer: RecordsWriter<R> | undefined
+  #records: Buffer | undefined
   #bytes: Buffer | undefined
   #waiters: RecordWaiter[] | undefined
 
@@ -46,80 +52,92 @@ export class WriteBatch {
     readonly id: number,
     readonly partitionName: string | undefined,
     readonly bucket: number,
-    arrow: ArrowBatchWriter,
+    format: BatchFormat<R>,
     nowMs: number,
   ) {
-    this.#arrow = arrow
+    this.#format = format
+    this.#writer = format.newWriter()
     this.createdAtMs = nowMs
   }
 
   get isOpen(): boolean {
-    return this.#arrow !== undefined
+    return this.#writer !== undefined
   }
 
   get hasSequence(): boolean {
     return this.batchSequence >= 0
   }
 
-  /** Appends a validated row; returns the record's index in the batch. */
-  append(row: Row): number {
-    const arrow = this.#arrow
-    assert(arrow !== undefined, 'append to a closed batch')
-    arrow.addRow(row)
+  /** Whether the open batch takes `record` (the first record always fits). */
+  hasRoomFor(record: R): boolean {
+    return this.#writer !== undefined && (this.recordCount === 0 || this.#writer.hasRoomFor(record))
+  }
+
+  /** Appends a validated record; returns its index in the batch. */
+  append(record: R): number {
+    const writer = this.#writer
+    assert(writer !== undefined, 'append to a closed batch')
+    writer.add(record)
     return this.recordCount++
   }
 
-  /** Memory the open batch's column buffers hold, or the encoded size once closed. */
+  /** Memory the open batch holds, or the encoded size once closed. */
   sizeInBytes(): number {
-    if (this.#arrow !== undefined) return this.#arrow.uncompressedSizeInBytes()
-    return this.#bytes?.length ?? this.#payload?.length ?? 0
+    if (this.#writer !== undefined) return this.#writer.sizeInBytes()
+    return this.#bytes?.length ?? this.#records?.length ?? 0
   }
 
   /** Estimated size of the batch once encoded (compression included). */
   estimatedSizeInBytes(): number {
-    return this.#arrow?.estimatedSizeInBytes() ?? this.sizeInBytes()
+    return this.#writer?.estimatedSizeInBytes() ?? this.sizeInBytes()
   }
 
-  /** Encodes the rows; returns the column writer so it can be reused for another batch. */
-  close(): ArrowBatchWriter {
-    const arrow = this.#arrow
-    assert(arrow !== undefined, 'batch closed twice')
-    this.#payload = arrow.finish()
-    this.#arrow = undefined
-    return arrow
+  /** Encodes the records and gives the writer back to the format for reuse. */
+  close(): void {
+    const writer = this.#writer
+    assert(writer !== undefined, 'batch closed twice')
+    this.#records = writer.finish()
+    this.#writer = undefined
+    this.#format.release(writer)
+  }
+
+  /** Drops an open batch's records without encoding them (the batch failed or stayed empty). */
+  discard(): void {
+    const writer = this.#writer
+    if (writer === undefined) return
+    this.#writer = undefined
+    this.#format.release(writer)
   }
 
   /** The bytes to send; built on the first call with the writer state given then. */
   bytes(schemaId: number): Buffer {
     if (this.#bytes === undefined) {
-      const payload = this.#payload
-      assert(payload !== undefined, 'a batch is closed before it is sent')
-      this.#bytes = buildLogBatch({
+      const records = this.#records
+      assert(records !== undefined, 'a batch is closed before it is sent')
+      this.#bytes = this.#format.frame(records, {
         schemaId,
-        appendOnly: true,
         writerId: this.writerId,
         batchSequence: this.batchSequence,
         recordCount: this.recordCount,
-        records: payload,
       })
-      this.#payload = undefined
+      this.#records = undefined
     }
     return this.#bytes
   }
 
-  /** Promises a result for the record at `index` (only for `appendWithResult`). */
-  waitFor(index: number): Promise<AppendResult> {
+  /** Promises a result for the record at `index` (only for the `...WithResult` calls). */
+  waitFor(index: number): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
       this.#waiters ??= []
       this.#waiters.push({ index, resolve, reject })
     })
   }
 
-  complete(baseOffset: number, partitionId: number | undefined): void {
+  complete(batchOffset: number, partitionId: number | undefined): void {
     this.done = true
     this.#release()
     for (const w of this.#waiters ?? []) {
-      const offset = baseOffset < 0 ? -1 : baseOffset + w.index
+      const offset = this.#format.recordOffset(batchOffset, w.index)
       w.resolve(
         partitionId === undefined
           ? { bucket: this.bucket, offset }
@@ -138,6 +156,6 @@ export class WriteBatch {
 
   #release(): void {
     this.#bytes = undefined
-    this.#payload = undefined
+    this.#records = undefined
   }
 }

@@ -1,0 +1,5 @@
+export * from './lookup.js'
+export * from './lookup-client.js'
+export * from './lookup-queue.js'
+export * from './lookup-request.js'
+export * from './lookuper.js'

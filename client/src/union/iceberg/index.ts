@@ -1,0 +1,10 @@
+// Reading Iceberg v2 tables (metadata JSON, manifest lists, manifests, Avro); shared with the writer.
+export * from './avro/by-id.js'
+export * from './avro/container.js'
+export * from './fluss-offsets.js'
+export * from './json.js'
+export * from './manifest-list-reader.js'
+export * from './manifest-reader.js'
+export * from './metadata.js'
+export * from './types.js'
+export * from './values.js'

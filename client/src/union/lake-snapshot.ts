@@ -1,0 +1,79 @@
+import { FlussError } from '@sluice/core/errors'
+import type { TableInfo } from '@sluice/core/metadata'
+import { type Row, Timestamp, type Value } from '@sluice/core/row'
+import { flussOffsetsOf, isFlussSnapshot } from './iceberg/fluss-offsets.js'
+import { ancestors, currentSnapshot, parseTableMetadata } from './iceberg/metadata.js'
+import type { FlussBucketOffset, Snapshot, TableMetadata } from './iceberg/types.js'
+import { scanLakeSnapshot } from './lake-files.js'
+import { type LakeSource, readLakeFile } from './lake-source.js'
+import type { UnionRecord } from './union-merge.js'
+
+/** The lake side of a union read: one snapshot and the log offsets it covers. */
+export interface LakeSnapshotView {
+  readonly metadataLocation: string
+  readonly metadata: TableMetadata
+  /** The snapshot read (the table's current one); undefined for a table without snapshots. */
+  readonly snapshot: Snapshot | undefined
+  /**
+   * `fluss-offsets` of the newest Fluss tiering snapshot at or before it: per bucket, the first
+   * offset the lake does not hold. A later commit of another writer (a compaction) changes files,
+   * not content, so these offsets still describe the current snapshot.
+   */
+  readonly flussOffsets: readonly FlussBucketOffset[]
+}
+
+export async function loadLakeSnapshot(
+  source: LakeSource,
+  metadataLocation: string,
+): Promise<LakeSnapshotView> {
+  const metadata = parseTableMetadata(
+    Buffer.from(await readLakeFile(source, metadataLocation)).toString('utf8'),
+  )
+  return {
+    metadataLocation,
+    metadata,
+    snapshot: currentSnapshot(metadata),
+    flussOffsets: flussOffsetsOf(ancestors(metadata).find(isFlussSnapshot)),
+  }
+}
+
+const SYSTEM = { bucket: '__bucket', offset: '__offset', timestamp: '__timestamp' } as const
+
+/** Positions of the table's columns and of the system columns in the lake schema. */
+function columnMap(md: TableMetadata, info: TableInfo) {
+  const schema = md.schemas.find(s => s['schema-id'] === md['current-schema-id'])
+  const names = (schema?.fields ?? []).map(f => f.name)
+  const at = (name: string) => names.indexOf(name)
+  const system = { bucket: at(SYSTEM.bucket), offset: at(SYSTEM.offset), timestamp: at(SYSTEM.timestamp) }
+  if (system.bucket < 0 || system.offset < 0 || system.timestamp < 0) {
+    throw new FlussError(
+      'INVALID_TABLE_EXCEPTION',
+      'the lake table lacks the __bucket/__offset/__timestamp columns',
+    )
+  }
+  return { columns: info.schema.columns.map(c => at(c.name)), system }
+}
+
+function timestampMs(v: Value): number {
+  return v instanceof Timestamp ? v.millis : Number(v)
+}
+
+/** The lake snapshot's rows as union records, one array per data file (none without a lake). */
+export async function* lakeRecords(
+  source: LakeSource,
+  lake: LakeSnapshotView | undefined,
+  info: TableInfo,
+): AsyncGenerator<UnionRecord[]> {
+  if (lake?.snapshot === undefined) return
+  const { columns, system } = columnMap(lake.metadata, info)
+  const toRecord = (r: Row): UnionRecord => ({
+    row: columns.map(i => (i < 0 ? null : r[i])),
+    bucket: Number(r[system.bucket]),
+    offset: Number(r[system.offset]),
+    timestamp: timestampMs(r[system.timestamp]),
+    source: 'lake',
+  })
+  for await (const rows of scanLakeSnapshot(source, lake.metadata, lake.snapshot['snapshot-id'])) {
+    yield rows.map(toRecord)
+  }
+}
