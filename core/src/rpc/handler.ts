@@ -6,6 +6,17 @@ export type ServerRole = 'coordinator' | 'tablet' | 'combined'
 /** Fluss's `server_type` value in ApiVersionsResponse. */
 export const SERVER_TYPE_ID = { coordinator: 1, tablet: 2 } as const
 
+/** Connection attribute: the `client_software_name` the peer sent in its ApiVersions handshake. */
+export const CLIENT_SOFTWARE_NAME = 'clientSoftwareName'
+/** Connection attribute: the `client_software_version` of the handshake. */
+export const CLIENT_SOFTWARE_VERSION = 'clientSoftwareVersion'
+
+/** Whether the peer is Sluice's own SDK or server (they name themselves `sluice`, `sluice-...`). */
+export function isSluiceClient(connection: ConnectionInfo): boolean {
+  const name = connection.attributes.get(CLIENT_SOFTWARE_NAME)
+  return typeof name === 'string' && (name === 'sluice' || name.startsWith('sluice-'))
+}
+
 /** One accepted client connection, as seen by handlers and hooks. */
 export interface ConnectionInfo {
   /** Unique per server, counting from 1. */

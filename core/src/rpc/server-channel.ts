@@ -10,7 +10,14 @@ import {
   type RequestFrame,
 } from './frame.js'
 import { FrameDecoder } from './frame-decoder.js'
-import type { ConnectionInfo, RequestContext, RequestHook, RpcLogger } from './handler.js'
+import {
+  CLIENT_SOFTWARE_NAME,
+  CLIENT_SOFTWARE_VERSION,
+  type ConnectionInfo,
+  type RequestContext,
+  type RequestHook,
+  type RpcLogger,
+} from './handler.js'
 
 /** A registered API as the channel runs it. */
 export interface RegisteredApi {
@@ -137,6 +144,12 @@ export class ServerChannel {
       request = api.spec.request.decode(frame.body)
     } catch (e) {
       return encodeErrorResponse(requestId, ERRORS.CORRUPT_MESSAGE.code, (e as Error).message)
+    }
+    if (handshake) {
+      const hello = request as { clientSoftwareName?: string | null; clientSoftwareVersion?: string | null }
+      if (hello.clientSoftwareName) this.info.attributes.set(CLIENT_SOFTWARE_NAME, hello.clientSoftwareName)
+      if (hello.clientSoftwareVersion)
+        this.info.attributes.set(CLIENT_SOFTWARE_VERSION, hello.clientSoftwareVersion)
     }
     const controller = new AbortController()
     this.#controllers.add(controller)

@@ -1,4 +1,9 @@
 import { connect, type Socket } from 'node:net'
+import {
+  SLUICE_RPC_CLIENT_MAX_INFLIGHT_REQUESTS,
+  SLUICE_RPC_CLIENT_MAX_QUEUED_REQUESTS,
+  SLUICE_RPC_CLIENT_MAX_RESPONSE_SIZE,
+} from '../config/index.js'
 import { CLIENT_CONNECT_TIMEOUT, CLIENT_REQUEST_TIMEOUT } from '../config/options-client.js'
 import { NETTY_CONNECTION_MAX_IDLE_TIME } from '../config/options-server.js'
 import { FlussError } from '../errors/index.js'
@@ -6,11 +11,6 @@ import { type ApiName, type ApiRequestInit, type ApiResponse, type ApiSpec, apiS
 import { ServerApiVersions } from './api-versions.js'
 import { decodeErrorBody, encodeRequest, parseResponseFrame, ResponseType } from './frame.js'
 import { FrameDecoder } from './frame-decoder.js'
-import {
-  SLUICE_RPC_CLIENT_MAX_INFLIGHT_REQUESTS,
-  SLUICE_RPC_CLIENT_MAX_QUEUED_REQUESTS,
-  SLUICE_RPC_CLIENT_MAX_RESPONSE_SIZE,
-} from '../config/index.js'
 
 export interface ServerConnectionOptions {
   readonly host: string

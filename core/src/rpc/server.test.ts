@@ -367,3 +367,19 @@ describe('RpcServer shutdown', () => {
     never.resolve()
   }, 15_000)
 })
+
+describe('RpcServer handshake', () => {
+  it('records the client software name and version on the connection', async () => {
+    let seen: Map<string, unknown> | undefined
+    const { port } = await startServer({}, s =>
+      s.register('PRODUCE_LOG', async (_req, ctx) => {
+        seen = ctx.connection.attributes
+        return { bucketsResp: [] }
+      }),
+    )
+    const connection = await client(port)
+    await connection.request('PRODUCE_LOG', produce(0))
+    expect(seen?.get('clientSoftwareName')).toBe('sluice')
+    expect(typeof seen?.get('clientSoftwareVersion')).toBe('string')
+  })
+})

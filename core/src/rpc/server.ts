@@ -1,4 +1,10 @@
 import { createServer, type Server, type Socket } from 'node:net'
+import {
+  SLUICE_RPC_SERVER_MAX_CONNECTIONS,
+  SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
+  SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
+  SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT,
+} from '../config/index.js'
 import { NETTY_CONNECTION_MAX_IDLE_TIME, NETTY_SERVER_MAX_REQUEST_SIZE } from '../config/options-server.js'
 import { assert } from '../errors/index.js'
 import { type ApiName, apiSpec } from './api-keys.js'
@@ -13,12 +19,6 @@ import {
   type ServerRole,
   SILENT_LOGGER,
 } from './handler.js'
-import {
-  SLUICE_RPC_SERVER_MAX_CONNECTIONS,
-  SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
-  SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
-  SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT,
-} from '../config/index.js'
 import { type ChannelConfig, type RegisteredApi, ServerChannel } from './server-channel.js'
 
 export interface RpcServerOptions {
@@ -165,7 +165,9 @@ export class RpcServer {
     const channels = [...this.#channels]
     for (const channel of channels) channel.drain()
     const deadlineMs =
-      timeoutMs ?? this.#options.shutdownTimeoutMs ?? (SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT.defaultValue as number)
+      timeoutMs ??
+      this.#options.shutdownTimeoutMs ??
+      (SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT.defaultValue as number)
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<void>(resolve => {
       timer = setTimeout(resolve, deadlineMs)
