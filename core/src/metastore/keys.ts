@@ -17,8 +17,10 @@ import { FlussError } from '../errors/index.js'
  * | TABLE#<id>     | PARTITION#<name>                    | partitions                                   |
  * | TABLE#<id>     | BUCKET#<partition>#<bucket>         | LeaderAndIsr, leaderEpoch, bucketEpoch, ...  |
  * | TABLE#<id>     | KVSNAP#<partition>#<bucket>#<snap>  | KV snapshot pointers                         |
+ * | TABLE#<id>     | KVSNAPHEAD#<partition>#<bucket>     | committed KV snapshot ids, leaderEpoch       |
  * | TABLE#<id>     | REMOTELOG#<partition>#<bucket>      | remote log manifest pointer                  |
  * | TABLE#<id>     | LAKE                                | tiering progress                             |
+ * | LAKE_CATALOG#<db> | TABLE#<name>                     | local lake catalog: Iceberg metadata pointer |
  *
  * `<partition>` is the partition id, or `_` for a non-partitioned table. Server leases and
  * databases share one partition each, so they can be listed with a query (no scans).
@@ -50,6 +52,7 @@ export const SCHEMA_SK_PREFIX = 'SCHEMA#'
 export const PARTITION_SK_PREFIX = 'PARTITION#'
 export const BUCKET_SK_PREFIX = 'BUCKET#'
 export const KV_SNAPSHOT_SK_PREFIX = 'KVSNAP#'
+export const KV_SNAPSHOT_HEAD_SK_PREFIX = 'KVSNAPHEAD#'
 export const REMOTE_LOG_SK_PREFIX = 'REMOTELOG#'
 
 /** Counters allocated with allocateId. */
@@ -130,11 +133,25 @@ export const kvSnapshotKey = (b: BucketRef, snapshotId: number): ItemKey => ({
 })
 /** Sort-key prefix of one bucket's KV snapshots; query it with `reverse` for the newest. */
 export const kvSnapshotSkPrefix = (b: BucketRef): string => `${KV_SNAPSHOT_SK_PREFIX}${bucketPart(b)}#`
+/**
+ * The head of one bucket's KV snapshots: which snapshot items are committed (retained), the next
+ * snapshot id, and the leader epoch that wrote it (commits are fenced on it).
+ */
+export const kvSnapshotHeadKey = (b: BucketRef): ItemKey => ({
+  pk: tablePk(b.tableId),
+  sk: `${KV_SNAPSHOT_HEAD_SK_PREFIX}${bucketPart(b)}`,
+})
 export const remoteLogKey = (b: BucketRef): ItemKey => ({
   pk: tablePk(b.tableId),
   sk: `${REMOTE_LOG_SK_PREFIX}${bucketPart(b)}`,
 })
 export const lakeKey = (tableId: number): ItemKey => ({ pk: tablePk(tableId), sk: 'LAKE' })
+export const LAKE_CATALOG_PK_PREFIX = 'LAKE_CATALOG#'
+/** The local lake catalog's item of a lake table: its current Iceberg metadata location. */
+export const lakeCatalogKey = (db: string, table: string): ItemKey => ({
+  pk: `${LAKE_CATALOG_PK_PREFIX}${name(db, 'database name')}`,
+  sk: `${TABLE_SK_PREFIX}${name(table, 'table name')}`,
+})
 
 function after(key: string, prefix: string, what: string): string {
   if (!key.startsWith(prefix) || key.length === prefix.length)

@@ -110,6 +110,10 @@ export interface ReplayResult {
   readonly meta: KvMeta
   /** Batches whose records went (wholly or partly) to the pre-write buffer, oldest first. */
   readonly pendingBatches: BatchAnchor[]
+  /** The offset the replay started from (the store's flushed offset, or the log start). */
+  readonly fromOffset: number
+  /** Changelog records replayed (into RocksDB or the pre-write buffer). */
+  readonly records: number
 }
 
 /**
@@ -133,9 +137,11 @@ export async function replayChangelog(
   let writeBytes = 0
   let rowCount = start.rowCount
   const pendingBatches: BatchAnchor[] = []
+  let records = 0
   for await (const batch of changelogBatches(log, start.flushedOffset, log.logEndOffset, maxBytes)) {
     for (const record of changelogRecords(batch, schemas)) {
       if (record.offset < start.flushedOffset) continue
+      records++
       const delta = !countRows
         ? 0
         : record.changeType === ChangeType.INSERT
@@ -163,5 +169,5 @@ export async function replayChangelog(
     }
   }
   await rocks.write(writes, meta)
-  return { meta, pendingBatches }
+  return { meta, pendingBatches, fromOffset: start.flushedOffset, records }
 }

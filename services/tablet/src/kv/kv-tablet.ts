@@ -5,6 +5,7 @@ import { SerialExecutor } from '../log/serial-executor.js'
 import { ChangelogBuilder, changelogCompression } from './changelog-builder.js'
 import { KvFlusher } from './kv-flusher.js'
 import { insertIfNotExistsBatch } from './kv-insert.js'
+import type { KvMeta } from './kv-meta.js'
 import { KvPreWriteBuffer } from './kv-pre-write-buffer.js'
 import { KvPutter } from './kv-put.js'
 import { isMetaConsistent, type ReplayResult, replayChangelog } from './kv-recovery.js'
@@ -35,6 +36,7 @@ export class KvTablet {
   readonly #flushExecutor: SerialExecutor
   readonly #putter: KvPutter
   readonly #flusher: KvFlusher
+  readonly #recovery: { readonly fromOffset: number; readonly records: number }
   #flushTarget = 0
   #queuedFlush: Promise<number> | null = null
   #closed = false
@@ -52,6 +54,7 @@ export class KvTablet {
     this.#buffer = buffer
     this.#executor = new SerialExecutor(options.maxQueuedOperations, `kv ${this.name}`)
     this.#flushExecutor = new SerialExecutor(2, `kv flush ${this.name}`)
+    this.#recovery = { fromOffset: replayed.fromOffset, records: replayed.records }
     this.#flusher = new KvFlusher(
       rocks,
       buffer,
@@ -80,6 +83,19 @@ export class KvTablet {
    * Records up to the high watermark go to RocksDB, the rest to the pre-write buffer.
    */
   static async open(dir: string, options: KvTabletOptions): Promise<KvTablet> {
+    return (await KvTablet.#open(dir, options, true)) as KvTablet
+  }
+
+  /**
+   * Like `open`, but only when the store in `dir` is consistent with the log (its flushed offset
+   * lies within the log and the log still holds the same batch there): resolves to null, and leaves
+   * the directory as it was, when the store is missing, empty or inconsistent.
+   */
+  static openIfConsistent(dir: string, options: KvTabletOptions): Promise<KvTablet | null> {
+    return KvTablet.#open(dir, options, false)
+  }
+
+  static async #open(dir: string, options: KvTabletOptions, rebuild: boolean): Promise<KvTablet | null> {
     await initArrowCodecs()
     const schemas = new KvSchemas(options.schemas, options.physicalPrimaryKeys, options.primaryKeyEncoder)
     const merger = createRowMerger(options.tableConfig, schemas)
@@ -88,6 +104,7 @@ export class KvTablet {
       let meta = await rocks.readMeta().catch(() => null)
       if (!(await isMetaConsistent(meta, options.log))) {
         await rocks.close()
+        if (!rebuild) return null
         await RocksDbKv.destroy(dir)
         rocks = await RocksDbKv.open(dir, options.rocksDb)
         meta = null
@@ -117,6 +134,11 @@ export class KvTablet {
   /** Every changelog record below this offset is in RocksDB; the high watermark must not pass it. */
   get flushedOffset(): number {
     return this.#flusher.meta.flushedOffset
+  }
+
+  /** Where opening replayed the changelog from, and how many records it replayed. */
+  get recovery(): { readonly fromOffset: number; readonly records: number } {
+    return this.#recovery
   }
 
   /** Rows in RocksDB (+I minus -D up to the flushed offset); -1 with the WAL image (not maintained). */
@@ -195,6 +217,22 @@ export class KvTablet {
   limitScan(limit: number): Promise<Buffer[]> {
     this.#ensureOpen()
     return this.#rocks.limitScan(limit)
+  }
+
+  /**
+   * Flushes the buffered writes below the log's high watermark, then runs `task` while no flush
+   * writes to RocksDB: RocksDB then holds exactly the changelog below `meta.flushedOffset` (for a
+   * consistent checkpoint). Puts, lookups and scans go on meanwhile (puts only read RocksDB and
+   * append to the log and the pre-write buffer); high-watermark flushes wait for the task.
+   */
+  withFlushesPaused<T>(
+    task: (store: { readonly meta: KvMeta; readonly rocks: RocksDbKv }) => Promise<T>,
+  ): Promise<T> {
+    return this.#flushExecutor.run(async () => {
+      this.#ensureOpen()
+      await this.#flusher.flushTo(Math.min(this.#log.highWatermark, this.#log.logEndOffset))
+      return task({ meta: this.#flusher.meta, rocks: this.#rocks })
+    }, true)
   }
 
   /** Closes RocksDB after queued puts and flushes; unflushed writes stay in the log for the next open. */

@@ -190,6 +190,29 @@ export class RocksDbKv {
     return values
   }
 
+  /**
+   * Writes the memtable into SST files (RocksDB's Flush, waited for), so that the SST files and the
+   * MANIFEST alone hold everything written so far (checkpoints copy no WAL).
+   */
+  async flushMemTable(): Promise<void> {
+    this.#checkOpen()
+    try {
+      await this.db.flush()
+    } catch (e) {
+      throw storageError(e, `flushing the memtable of RocksDB in ${this.dir}`)
+    }
+  }
+
+  /** A RocksDB property as text (e.g. `rocksdb.sstables`: the live SST files by level). */
+  async property(name: string): Promise<string> {
+    this.#checkOpen()
+    try {
+      return await this.db.getProperty(name)
+    } catch (e) {
+      throw storageError(e, `reading property ${name} of RocksDB in ${this.dir}`)
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true

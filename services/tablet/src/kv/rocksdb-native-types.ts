@@ -27,7 +27,10 @@ export interface NativeRocksDB {
   read(options: { autoDestroy: boolean; capacity?: number }): NativeReadBatch
   write(options: { autoDestroy: boolean; capacity?: number }): NativeWriteBatch
   iterator(range: NativeIteratorRange): AsyncIterable<{ key: Buffer; value: Buffer }>
+  /** Writes the memtable to an SST file and waits for it. */
   flush(): Promise<void>
+  /** A RocksDB property (`rocksdb.sstables`, `rocksdb.estimate-num-keys`, ...) as text. */
+  getProperty(name: string): Promise<string>
   close(): Promise<void>
 }
 

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs'
+import { constants, writeSync } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
@@ -50,8 +50,12 @@ class NodeFileHandle implements LogFileHandle {
   async read(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
     return (await this.fh.read(buffer, offset, length, position)).bytesRead
   }
+  /**
+   * Appends land in the page cache (acks=1 does not wait for fsync), which takes microseconds: a
+   * synchronous write is several times faster than a round trip through libuv's thread pool.
+   */
   async write(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
-    return (await this.fh.write(buffer, offset, length, position)).bytesWritten
+    return writeSync(this.fh.fd, buffer, offset, length, position)
   }
   truncate(length: number): Promise<void> {
     return this.fh.truncate(length)
