@@ -25,6 +25,16 @@ export {
   initArrowCodecs,
   NO_COMPRESSION,
 } from './compression.js'
+export { type LakeColumnBuffers, lakeColumnConverter, nullColumn } from './lake-columns.js'
+export { LakeArrowStreamWriter, type LakeBatchSummary, type LakeStreamSchema } from './lake-stream.js'
+export {
+  LAKE_BUCKET_COLUMN,
+  LAKE_OFFSET_COLUMN,
+  LAKE_TIMESTAMP_COLUMN,
+  type LakeBatchPosition,
+  lakeStreamRowType,
+  PARQUET_FIELD_ID_METADATA_KEY,
+} from './lake-system-columns.js'
 export {
   ArrowProjection,
   projectedRecordBatchSize,

@@ -212,7 +212,7 @@ describe('IcebergTable over Glue', () => {
     const glue = new FakeGlue()
     const io = new LakeFileIO(new MemoryBlobStore(), 's3://bucket/warehouse')
     const info = tableInfoOf(LOG_TABLE)
-    const table = new IcebergTable(info.tablePath, { io, catalog: new GlueCatalog(glue) })
+    const table = new IcebergTable(info.tablePath, { io, catalog: new GlueCatalog(glue, io) })
     const s0 = await table.createIfAbsent(info)
     expect(s0.pointer.metadataLocation).toMatch(
       /^s3:\/\/bucket\/warehouse\/lake\/fluss\/events\/metadata\/00000-/,
@@ -231,5 +231,10 @@ describe('IcebergTable over Glue', () => {
     expect(params?.previous_metadata_location).toBe(c1.state.pointer.metadataLocation)
     expect((glue.tables.get('fluss.events') as Table).Description).toBe('touched by someone')
     expect(c2.state.currentSnapshot?.['parent-snapshot-id']).toBe(c1.snapshotId)
+    const dir = 's3://bucket/warehouse/lake/fluss/events/metadata'
+    expect(Buffer.from(await io.read(`${dir}/version-hint.text`)).toString()).toBe('3')
+    expect(Buffer.from(await io.read(`${dir}/v3.metadata.json`)).toString()).toBe(
+      Buffer.from(await io.read(c2.state.pointer.metadataLocation)).toString(),
+    )
   })
 })

@@ -9,6 +9,8 @@ import {
 } from '@aws-sdk/client-glue'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
+import type { LakeFileIO } from '../iceberg/file-io.js'
+import { metadataFileVersion } from '../iceberg/ids.js'
 import {
   type CatalogColumn,
   type CatalogCommit,
@@ -18,6 +20,7 @@ import {
   commitStateUnknown,
   type LakeCatalog,
 } from './catalog.js'
+import { publishVersionHint } from './local-catalog.js'
 
 /**
  * The AWS Glue Data Catalog, as Iceberg's GlueTableOperations uses it (the only catalog Athena
@@ -75,7 +78,20 @@ function glueColumns(columns: readonly CatalogColumn[]): Column[] {
 const errorName = (e: unknown) => (e as { name?: string } | null)?.name ?? ''
 
 export class GlueCatalog implements LakeCatalog {
-  constructor(private readonly glue: GlueApi) {}
+  /**
+   * With `io`, every successful create and commit also publishes `version-hint.text` and
+   * `v<N>.metadata.json` (N = the metadata file's version + 1, as the local catalog numbers
+   * them), so file-based readers and the SDK's union read find the table without Glue.
+   */
+  constructor(
+    private readonly glue: GlueApi,
+    private readonly io?: LakeFileIO,
+  ) {}
+
+  private async hint(input: CatalogTableInput): Promise<void> {
+    const version = metadataFileVersion(input.metadataLocation)
+    if (this.io !== undefined && version !== undefined) await publishVersionHint(this.io, input, version + 1)
+  }
 
   private names(path: TablePath): { DatabaseName: string; Name: string } {
     return { DatabaseName: path.databaseName.toLowerCase(), Name: path.tableName.toLowerCase() }
@@ -154,6 +170,7 @@ export class GlueCatalog implements LakeCatalog {
     const created = await this.loadTable(input.path)
     if (created === undefined)
       throw new FlussError('STORAGE_EXCEPTION', 'Glue table vanished right after CreateTable')
+    await this.hint(input)
     return created
   }
 
@@ -183,8 +200,11 @@ export class GlueCatalog implements LakeCatalog {
     } catch (e) {
       if (errorName(e) === 'ConcurrentModificationException')
         throw commitConflict(commit.path, 'Glue VersionId changed')
-      return this.checkCommitted(commit, e)
+      const committed = await this.checkCommitted(commit, e)
+      await this.hint(commit)
+      return committed
     }
+    await this.hint(commit)
     const after = await this.loadTable(commit.path).catch(() => undefined)
     return after ?? { metadataLocation: commit.metadataLocation, version: '' }
   }

@@ -1,6 +1,11 @@
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
-import type { ItemKey, MetaStore, VersionedItem } from '@sluice/core/metastore'
+import {
+  type ItemKey,
+  lakeCatalogKey as lakeCatalogItemKey,
+  type MetaStore,
+  type VersionedItem,
+} from '@sluice/core/metastore'
 import type { LakeFileIO } from '../iceberg/file-io.js'
 import {
   type CatalogCommit,
@@ -23,9 +28,9 @@ import {
  * commit, and the next commit rewrites the hint.
  */
 
-/** Item key of a lake table; belongs in core's key registry (`metastore/keys.ts`). */
+/** Item key of a lake table (`LAKE_CATALOG#<db>` / `TABLE#<table>`, from core's key registry). */
 export function lakeCatalogKey(path: TablePath): ItemKey {
-  return { pk: `LAKE_CATALOG#${path.databaseName}`, sk: `TABLE#${path.tableName}` }
+  return lakeCatalogItemKey(path.databaseName, path.tableName)
 }
 
 export const VERSION_HINT_FILE = 'version-hint.text'
@@ -109,14 +114,27 @@ export class LocalCatalog implements LakeCatalog {
     throw cause
   }
 
-  private async publishHint(input: CatalogTableInput, version: number): Promise<void> {
-    const dir = `${input.location}/metadata`
-    try {
-      await this.io.write(`${dir}/${hintedMetadataFileName(version)}`, Buffer.from(input.metadataJson))
-      await this.io.write(`${dir}/${VERSION_HINT_FILE}`, Buffer.from(String(version)))
-    } catch {
-      // Advisory files: the commit stands; the next commit writes the hint again.
-    }
+  private publishHint(input: CatalogTableInput, version: number): Promise<void> {
+    return publishVersionHint(this.io, input, version)
+  }
+}
+
+/**
+ * Publishes `metadata/v<version>.metadata.json` (a copy of the new metadata) and
+ * `metadata/version-hint.text` for file-based readers. Advisory: a failure leaves the commit
+ * standing, and the next commit writes the hint again.
+ */
+export async function publishVersionHint(
+  io: LakeFileIO,
+  input: CatalogTableInput,
+  version: number,
+): Promise<void> {
+  const dir = `${input.location}/metadata`
+  try {
+    await io.write(`${dir}/${hintedMetadataFileName(version)}`, Buffer.from(input.metadataJson))
+    await io.write(`${dir}/${VERSION_HINT_FILE}`, Buffer.from(String(version)))
+  } catch {
+    // Advisory files: the commit stands; the next commit writes the hint again.
   }
 }
 

@@ -1,6 +1,7 @@
+import { keyString } from '@sluice/client/union/iceberg'
 import { FlussError } from '@sluice/core/errors'
 import { ChangeType } from '@sluice/core/record'
-import { Decimal, type Row, Timestamp, type Value } from '@sluice/core/row'
+import type { Row } from '@sluice/core/row'
 import type { LakeRecord } from '../parquet/write-context.js'
 
 /**
@@ -15,6 +16,8 @@ import type { LakeRecord } from '../parquet/write-context.js'
  * in the same commit survives.
  */
 
+export { keyString }
+
 export interface ChangeRecord extends LakeRecord {
   readonly changeType: ChangeType
 }
@@ -24,23 +27,6 @@ export interface CollapsedChangelog {
   readonly upserts: readonly LakeRecord[]
   /** Primary-key values (in key order) of the keys to delete from earlier snapshots. */
   readonly deleteKeys: readonly Row[]
-}
-
-/** A string identifying a key's values exactly (bigint, bytes, decimals and timestamps included). */
-export function keyString(values: readonly Value[]): string {
-  return values
-    .map(v => {
-      if (v === null) return 'n'
-      if (typeof v === 'bigint') return `b${v}`
-      if (typeof v === 'number') return `d${v}`
-      if (typeof v === 'string') return `s${JSON.stringify(v)}`
-      if (typeof v === 'boolean') return `z${v}`
-      if (v instanceof Uint8Array) return `x${Buffer.from(v).toString('hex')}`
-      if (v instanceof Decimal) return `m${v.toString()}`
-      if (v instanceof Timestamp) return `t${v.millis}.${v.nanoOfMillis}`
-      throw new FlussError('INVALID_REQUEST', 'nested values cannot be primary-key values')
-    })
-    .join('|')
 }
 
 interface KeyState {

@@ -1,3 +1,4 @@
+import { samePartition } from '@sluice/client/union/iceberg'
 import { FlussError } from '@sluice/core/errors'
 import type { TableInfo } from '@sluice/core/metadata'
 import type { Value } from '@sluice/core/row'
@@ -18,6 +19,8 @@ import type { PartitionField, PartitionSpec, PartitionValue } from './types.js'
  * equality deletes to one bucket (a key always maps to one bucket, since the bucket key is part
  * of the primary key).
  */
+
+export { samePartition }
 
 export const PARTITION_FIELD_ID_BASE = 1000
 /** Java's and Athena's `last-partition-id` of an unpartitioned spec. */
@@ -88,15 +91,6 @@ export function partitionTupleOf(
   bucket: number,
 ): PartitionValue[] {
   return p.fields.map(f => (f.rowIndex < 0 ? bucket : partitionValueOf(row[f.rowIndex], f.icebergType)))
-}
-
-export function samePartition(a: readonly PartitionValue[], b: readonly PartitionValue[]): boolean {
-  return a.length === b.length && a.every((v, i) => partitionKey(v) === partitionKey(b[i]))
-}
-
-function partitionKey(v: PartitionValue): string {
-  if (v instanceof Uint8Array) return `b:${Buffer.from(v).toString('hex')}`
-  return `${typeof v}:${String(v)}`
 }
 
 function pathValue(v: PartitionValue, icebergType: string): string {

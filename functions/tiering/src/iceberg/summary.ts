@@ -1,5 +1,14 @@
+import {
+  COMMIT_USER_PROP,
+  checkFlussOffset,
+  FLUSS_COMMIT_USER,
+  FLUSS_OFFSETS_PROP,
+  flussBucketKey,
+  isFlussSnapshot,
+  parseFlussOffsets,
+} from '@sluice/client/union/iceberg'
 import { FlussError } from '@sluice/core/errors'
-import { isJsonObject, parseJson, stringifyJson } from './json.js'
+import { stringifyJson } from './json.js'
 import { samePartition } from './partition.js'
 import { type DataFile, FileContent, type FlussBucketOffset, type Snapshot } from './types.js'
 
@@ -14,9 +23,7 @@ import { type DataFile, FileContent, type FlussBucketOffset, type Snapshot } fro
  * latest Fluss snapshot alone says where each bucket's next round starts.
  */
 
-export const COMMIT_USER_PROP = 'commit-user'
-export const FLUSS_COMMIT_USER = '__fluss_lake_tiering'
-export const FLUSS_OFFSETS_PROP = 'fluss-offsets'
+export { COMMIT_USER_PROP, FLUSS_COMMIT_USER, FLUSS_OFFSETS_PROP, isFlussSnapshot, parseFlussOffsets }
 
 const TOTALS = [
   'total-records',
@@ -26,21 +33,6 @@ const TOTALS = [
   'total-position-deletes',
   'total-equality-deletes',
 ] as const
-
-export function isFlussSnapshot(s: Snapshot): boolean {
-  return s.summary[COMMIT_USER_PROP] === FLUSS_COMMIT_USER
-}
-
-function bucketKey(o: FlussBucketOffset): string {
-  return `${o.partitionId ?? '-'}:${o.bucket}`
-}
-
-function checkOffset(o: FlussBucketOffset): void {
-  const ok = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0
-  if (!ok(o.bucket) || !ok(o.offset) || (o.partitionId !== undefined && !ok(o.partitionId))) {
-    throw new FlussError('INVALID_REQUEST', `invalid bucket offset ${JSON.stringify(o)}`)
-  }
-}
 
 export function formatFlussOffsets(offsets: readonly FlussBucketOffset[]): string {
   const sorted = [...offsets].sort(
@@ -60,46 +52,22 @@ export function formatFlussOffsets(offsets: readonly FlussBucketOffset[]): strin
   )
 }
 
-/** Parses `fluss-offsets`; CORRUPT_MESSAGE when it is not the inline JSON form. */
-export function parseFlussOffsets(text: string): FlussBucketOffset[] {
-  const v = parseJson(text)
-  if (!Array.isArray(v))
-    throw new FlussError('CORRUPT_MESSAGE', `fluss-offsets is not a JSON array: ${text.slice(0, 80)}`)
-  return v.map(e => {
-    if (!isJsonObject(e)) throw new FlussError('CORRUPT_MESSAGE', 'fluss-offsets entry is not an object')
-    const o: FlussBucketOffset = {
-      ...(e.partition_id === undefined || e.partition_id === null
-        ? {}
-        : { partitionId: Number(e.partition_id) }),
-      ...(typeof e.partition_name === 'string' ? { partitionName: e.partition_name } : {}),
-      bucket: Number(e.bucket),
-      offset: Number(e.offset),
-    }
-    try {
-      checkOffset(o)
-    } catch {
-      throw new FlussError('CORRUPT_MESSAGE', `fluss-offsets entry ${stringifyJson(e)} is invalid`)
-    }
-    return o
-  })
-}
-
 /** The base offsets overridden by `updates`; an update may not move a bucket backwards. */
 export function mergeFlussOffsets(
   base: readonly FlussBucketOffset[],
   updates: readonly FlussBucketOffset[],
 ): FlussBucketOffset[] {
-  const merged = new Map(base.map(o => [bucketKey(o), o]))
+  const merged = new Map(base.map(o => [flussBucketKey(o), o]))
   for (const u of updates) {
-    checkOffset(u)
-    const old = merged.get(bucketKey(u))
+    checkFlussOffset(u)
+    const old = merged.get(flussBucketKey(u))
     if (old !== undefined && u.offset < old.offset) {
       throw new FlussError(
         'INVALID_REQUEST',
-        `bucket ${bucketKey(u)} would move back from offset ${old.offset} to ${u.offset}`,
+        `bucket ${flussBucketKey(u)} would move back from offset ${old.offset} to ${u.offset}`,
       )
     }
-    merged.set(bucketKey(u), u)
+    merged.set(flussBucketKey(u), u)
   }
   return [...merged.values()]
 }

@@ -28,11 +28,22 @@ export function encodeParquet(input: ParquetEncodeInput): Uint8Array {
     fieldMetadata: input.fieldIds.map(id => ({ [PARQUET_FIELD_ID_KEY]: String(id) })),
     timestampLtzTimezone: 'UTC',
   })
+  return encodeParquetStream(ipc, input.keyValueMetadata, input.rowGroupRows)
+}
+
+/**
+ * An uncompressed Arrow IPC stream whose fields carry `PARQUET:field_id` → one Parquet file (ZSTD).
+ */
+export function encodeParquetStream(
+  ipc: Uint8Array,
+  keyValueMetadata: Readonly<Record<string, string>>,
+  rowGroupRows: number,
+): Uint8Array {
   try {
     const props = new WriterPropertiesBuilder()
       .setCompression(Compression.ZSTD)
-      .setMaxRowGroupSize(input.rowGroupRows)
-      .setKeyValueMetadata(new Map(Object.entries(input.keyValueMetadata)))
+      .setMaxRowGroupSize(rowGroupRows)
+      .setKeyValueMetadata(new Map(Object.entries(keyValueMetadata)))
       .build()
     return writeParquet(Table.fromIPCStream(ipc), props)
   } catch (e) {

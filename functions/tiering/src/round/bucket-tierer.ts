@@ -1,0 +1,181 @@
+import { ArrowBatchReader, projectRecordBatch, projectRowType } from '@sluice/core/arrow'
+import { TABLE_CHANGELOG_IMAGE } from '@sluice/core/config'
+import { FlussError } from '@sluice/core/errors'
+import type { TableInfo } from '@sluice/core/metadata'
+import { ChangeType, changeTypeFromByte, type LogRecordBatch } from '@sluice/core/record'
+import type { Row, Value } from '@sluice/core/row'
+import type { RowType } from '@sluice/core/types'
+import { type ChangeRecord, collapseChangelog } from '../iceberg/changelog.js'
+import { partitionTupleOf } from '../iceberg/partition.js'
+import type { IcebergTable } from '../iceberg/table.js'
+import type { DataFile, PartitionValue } from '../iceberg/types.js'
+import { ArrowDataFileWriter } from '../parquet/arrow-data-file-writer.js'
+
+/**
+ * Turning the tiered batches of one bucket (of one partition) into lake files for one round:
+ * - log tables pass every batch's Arrow data through to Parquet (`ArrowDataFileWriter`), every
+ *   row with its offset and the batch commit time;
+ * - primary-key tables decode the changelog and collapse it per key: the final +I/+U image of a
+ *   key as data, a key-only equality delete for keys that may exist in earlier snapshots.
+ */
+export interface BucketTierer {
+  add(batch: LogRecordBatch): Promise<void>
+  finish(): Promise<BucketFiles>
+  /** Deletes whatever was written. */
+  abort(): Promise<void>
+}
+
+export interface BucketFiles {
+  readonly dataFiles: readonly DataFile[]
+  readonly deleteFiles: readonly DataFile[]
+  /** Rows read from the log. */
+  readonly records: number
+}
+
+export type RowTypeOf = (schemaId: number) => Promise<RowType>
+
+export function newBucketTierer(
+  table: IcebergTable,
+  info: TableInfo,
+  bucket: number,
+  rowTypeOf: RowTypeOf,
+): BucketTierer {
+  return info.hasPrimaryKey
+    ? new PrimaryKeyBucketTierer(table, info, bucket, rowTypeOf)
+    : new LogBucketTierer(table, bucket, rowTypeOf)
+}
+
+class LogBucketTierer implements BucketTierer {
+  private writer: ArrowDataFileWriter | undefined
+  private records = 0
+
+  constructor(
+    private readonly table: IcebergTable,
+    private readonly bucket: number,
+    private readonly rowTypeOf: RowTypeOf,
+  ) {}
+
+  async add(batch: LogRecordBatch): Promise<void> {
+    if (!batch.appendOnly) {
+      throw new FlussError(
+        'CORRUPT_RECORD_EXCEPTION',
+        `log table batch at offset ${batch.baseOffset} is not append-only`,
+      )
+    }
+    if (batch.recordCount === 0) return
+    const rowType = await this.rowTypeOf(batch.schemaId)
+    const arrow = batch.arrowPayload()
+    this.writer ??= new ArrowDataFileWriter(
+      this.table.writeContext(),
+      this.bucket,
+      this.partitionOf(arrow, rowType),
+    )
+    await this.writer.write({
+      arrow,
+      rowType,
+      baseOffset: batch.baseOffset,
+      commitTimestampMs: batch.commitTimestamp,
+    })
+    this.records += batch.recordCount
+  }
+
+  /** The partition tuple, from the partition columns of the batch's first row. */
+  private partitionOf(arrow: Uint8Array, rowType: RowType): PartitionValue[] {
+    const partitioning = this.table.writeContext().partitioning
+    const columns = partitioning.fields.filter(f => f.rowIndex >= 0).map(f => f.rowIndex)
+    const row: Value[] = new Array(rowType.fields.length).fill(null)
+    if (columns.length > 0) {
+      const sorted = [...columns].sort((a, b) => a - b)
+      const projected = projectRecordBatch(arrow, rowType, sorted)
+      const values = new ArrowBatchReader(projected, projectRowType(rowType, sorted)).getRow(0)
+      sorted.forEach((c, i) => {
+        row[c] = values[i]
+      })
+    }
+    return partitionTupleOf(partitioning, row, this.bucket)
+  }
+
+  async finish(): Promise<BucketFiles> {
+    const dataFiles = this.writer === undefined ? [] : await this.writer.finish()
+    return { dataFiles, deleteFiles: [], records: this.records }
+  }
+
+  async abort(): Promise<void> {
+    await this.writer?.abort()
+  }
+}
+
+class PrimaryKeyBucketTierer implements BucketTierer {
+  private readonly changes: ChangeRecord[] = []
+  private readonly written: DataFile[] = []
+  private readonly width: number
+
+  constructor(
+    private readonly table: IcebergTable,
+    private readonly info: TableInfo,
+    private readonly bucket: number,
+    private readonly rowTypeOf: RowTypeOf,
+  ) {
+    this.width = info.rowType.fields.length
+  }
+
+  async add(batch: LogRecordBatch): Promise<void> {
+    const count = batch.recordCount
+    if (count === 0) return
+    const rowType = await this.rowTypeOf(batch.schemaId)
+    const types = batch.changeTypes()
+    const reader = new ArrowBatchReader(batch.arrowPayload(), rowType)
+    if (reader.recordCount !== count) {
+      throw new FlussError(
+        'CORRUPT_RECORD_EXCEPTION',
+        `batch at offset ${batch.baseOffset} holds ${reader.recordCount} rows, not ${count}`,
+      )
+    }
+    for (let i = 0; i < count; i++) {
+      this.changes.push({
+        row: this.pad(reader.getRow(i)),
+        offset: batch.baseOffset + i,
+        timestampMs: batch.commitTimestamp,
+        changeType: types === null ? ChangeType.INSERT : changeTypeFromByte(types[i]),
+      })
+    }
+  }
+
+  /** Rows of an older schema get nulls for the columns added since. */
+  private pad(row: Row): Row {
+    if (row.length === this.width) return row
+    if (row.length > this.width)
+      throw new FlussError('INVALID_REQUEST', 'a batch has more columns than the table')
+    return [...row, ...new Array<Value>(this.width - row.length).fill(null)]
+  }
+
+  async finish(): Promise<BucketFiles> {
+    const records = this.changes.length
+    if (records === 0) return { dataFiles: [], deleteFiles: [], records }
+    const full = this.info.tableConfig.get(TABLE_CHANGELOG_IMAGE) !== 'WAL'
+    const { upserts, deleteKeys } = collapseChangelog(this.changes, this.info.schema.primaryKeyIndexes, full)
+    this.changes.length = 0
+    const deleteFiles: DataFile[] = []
+    if (deleteKeys.length > 0) {
+      const f = await this.table.writeEqualityDeleteFile(this.bucket, deleteKeys)
+      this.written.push(f)
+      deleteFiles.push(f)
+    }
+    const writer = this.table.newDataFileWriter(this.bucket)
+    try {
+      await writer.write(upserts)
+      const dataFiles = await writer.finish()
+      this.written.push(...dataFiles)
+      return { dataFiles, deleteFiles, records }
+    } catch (e) {
+      await writer.abort()
+      throw e
+    }
+  }
+
+  async abort(): Promise<void> {
+    this.changes.length = 0
+    await this.table.io.delete(this.written.map(f => f.filePath))
+    this.written.length = 0
+  }
+}
