@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { BOOTSTRAP_SERVERS, Configuration, GATEWAY_REST_LISTEN } from '@sluice/core/config'
 import { SdkBackend, startGatewayServer } from '@sluice/gateway'
+import { type LocalTieringScheduler, startLocalTieringScheduler } from '@sluice/tiering'
 import { LocalCluster } from './cluster/index.js'
 
 export interface LocalModeOptions {
@@ -9,6 +10,8 @@ export interface LocalModeOptions {
   readonly coordinatorPort: number
   /** `host:port` of the HTTP gateway, or undefined to run without it. */
   readonly gatewayListen: string | undefined
+  /** Period of the local lake-tiering scheduler (0 disables it). */
+  readonly tieringIntervalMs: number
   readonly echo: boolean
 }
 
@@ -23,7 +26,14 @@ export function localModeOptions(env: NodeJS.ProcessEnv, cwd: string): LocalMode
     throw new Error(`SLUICE_PORT must be a TCP port, got '${env.SLUICE_PORT}'`)
   }
   const gateway = env.SLUICE_GATEWAY ?? '127.0.0.1:8080'
+  const tieringMs = Number(env.SLUICE_TIERING_INTERVAL_MS ?? '5000')
+  if (!Number.isInteger(tieringMs) || tieringMs < 0) {
+    throw new Error(
+      `SLUICE_TIERING_INTERVAL_MS must be a non-negative integer, got '${env.SLUICE_TIERING_INTERVAL_MS}'`,
+    )
+  }
   return {
+    tieringIntervalMs: tieringMs,
     dataDir: resolve(cwd, env.SLUICE_DATA_DIR ?? '.sluice'),
     gatewayListen: gateway === 'off' ? undefined : gateway,
     tabletServers: tablets,
@@ -47,6 +57,7 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
   for (const [id, t] of cluster.tablets) console.log(`tablet-server ${id}: ${t.host}:${t.port}`)
   console.log(`logs: ${options.dataDir}/logs`)
   const gateway = await startGateway(cluster.bootstrapServers, options.gatewayListen)
+  const tiering = await startTiering(cluster, options.tieringIntervalMs)
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   if (gateway) console.log(`gateway=${gateway.url}`)
   console.log(`bootstrap.servers=${cluster.bootstrapServers}`)
@@ -57,6 +68,7 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
       stopping = true
       console.log(`\n${signal}: stopping ...`)
       ;(gateway ? gateway.close() : Promise.resolve())
+        .then(() => tiering?.stop())
         .then(() => cluster.stop())
         .then(() => console.log('stopped'))
         .catch(e => console.error('error while stopping:', e))
@@ -85,4 +97,22 @@ async function startGateway(
       await backend.close()
     },
   }
+}
+
+/** The same tiering code the Lambda runs, called by a local timer (tables with `table.datalake.enabled`). */
+async function startTiering(
+  cluster: LocalCluster,
+  intervalMs: number,
+): Promise<LocalTieringScheduler | undefined> {
+  if (intervalMs === 0) return undefined
+  return startLocalTieringScheduler({
+    config: Configuration.load({ ...cluster.aws.config }),
+    intervalMs,
+    metaStore: cluster.aws.metaStore(),
+    blobStore: cluster.aws.blobStore(),
+    onPass: summary => {
+      const rounds = summary.rounds ?? []
+      if (rounds.length > 0) console.log(`[tiering] ${JSON.stringify(rounds)}`)
+    },
+  })
 }

@@ -21,7 +21,10 @@ const ESM_BANNER = [
 ].join(';')
 
 /** Files that bundled packages load from disk at run time, copied next to the bundle. */
-const RUNTIME_FILES = ['node_modules/@bokuweb/zstd-wasm/dist/common/zstd.wasm']
+const RUNTIME_FILES = [
+  'node_modules/@bokuweb/zstd-wasm/dist/common/zstd.wasm',
+  'node_modules/parquet-wasm/node/parquet_wasm_bg.wasm',
+]
 
 export interface SluiceFunctionProps {
   /** Repository root: the esbuild project root and the place of package-lock.json. */
