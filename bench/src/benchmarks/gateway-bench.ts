@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads'
 import type { Table } from '@sluice/client'
 import { Configuration } from '@sluice/core/config'
 import type { TableDescriptor, TablePath } from '@sluice/core/metadata'
@@ -73,31 +74,47 @@ export interface HttpLoad {
 }
 
 /**
- * Sends `count` POSTs of prepared bodies (`body(i)`) to `url`, `inFlight` at a time, and checks
- * each answer with `check` (throws on a failure, so a broken run never reports a figure).
+ * An HTTP load generator in a worker thread (gateway-load-worker.ts) holding prepared request
+ * bodies: `post` sends `count` POSTs round-robin over them, `inFlight` at a time, and rejects when
+ * any answer is not 200 (or, with `expectRows`, has another `row_count`), so a broken run never
+ * reports a figure.
  */
-export async function postAll(
-  url: string,
-  count: number,
-  inFlight: number,
-  body: (i: number) => { readonly bytes: Uint8Array | string; readonly contentType: string },
-  check: (status: number, text: string) => void,
-): Promise<HttpLoad> {
-  const latenciesMs: number[] = new Array(count)
-  let next = 0
-  const worker = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const { bytes, contentType } = body(i)
-      const t0 = performance.now()
-      const res = await fetch(url, { method: 'POST', body: bytes, headers: { 'content-type': contentType } })
-      const text = await res.text()
-      latenciesMs[i] = performance.now() - t0
-      check(res.status, text)
-    }
+export class HttpLoadClient {
+  readonly #worker: Worker
+
+  constructor(bodies: readonly Uint8Array[], contentType: string) {
+    this.#worker = new Worker(new URL('./gateway-load-worker.js', import.meta.url), {
+      workerData: { bodies, contentType },
+    })
   }
-  const t0 = performance.now()
-  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, worker))
-  return { seconds: (performance.now() - t0) / 1000, latenciesMs }
+
+  post(url: string, count: number, inFlight: number, expectRows?: number): Promise<HttpLoad> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error) => reject(e)
+      this.#worker.once('error', onError)
+      this.#worker.once('message', (m: HttpLoad | { error: string }) => {
+        this.#worker.off('error', onError)
+        if ('error' in m) reject(new Error(m.error))
+        else resolve(m)
+      })
+      this.#worker.postMessage({ url, count, inFlight, expectRows })
+    })
+  }
+
+  async close(): Promise<void> {
+    await this.#worker.terminate()
+  }
+}
+
+/**
+ * Measures the time this thread's event loop was busy (JavaScript and native work on the main
+ * thread, not the worker-thread client nor the tablet server process) while `body` runs.
+ */
+export async function mainThreadBusy<T>(body: () => Promise<T>): Promise<{ result: T; busyMs: number }> {
+  const start = performance.eventLoopUtilization()
+  const result = await body()
+  const used = performance.eventLoopUtilization(start)
+  return { result, busyMs: used.active }
 }
 
 /** p50 and p99 of latencies, in ms. */

@@ -108,6 +108,68 @@ export const GATEWAY_REST_PREFIX_LOOKUP_MAX_CONCURRENT_REQUESTS = gateway(
   .range(1, 100_000)
   .description('Prefix-lookup requests served at once; more fail with 429 resource_exhausted.')
 
+export const GATEWAY_REST_SCAN_MAX_RECORDS = gateway('gateway.rest.scan.max-records')
+  .int()
+  .default(10_000)
+  .range(1, 1_000_000)
+  .description('Most log records one scan request returns; a larger `limit` is cut to it.')
+
+export const GATEWAY_REST_SCAN_MAX_WAIT = gateway('gateway.rest.scan.max-wait')
+  .duration()
+  .default('1s')
+  .range(0, '10min')
+  .description(
+    'Longest a scan request waits for new records when no bucket has unread ones; a larger `max_wait_ms` is cut to it.',
+  )
+
+export const GATEWAY_REST_SNAPSHOT_MAX_ROWS = gateway('gateway.rest.snapshot.max-rows')
+  .int()
+  .default(10_000)
+  .range(1, 1_000_000)
+  .description('Most rows one snapshot request returns; a larger `limit` is cut to it.')
+
+export const GATEWAY_REST_UNION_READ_MAX_ROWS = gateway('gateway.rest.union-read.max-rows')
+  .int()
+  .default(10_000)
+  .range(1, 1_000_000)
+  .description('Most rows one union read (lake snapshot plus log) returns; a larger `limit` is cut to it.')
+
+export const GATEWAY_REST_UNION_READ_MAX_PENDING_KEYS = gateway('gateway.rest.union-read.max-pending-keys')
+  .int()
+  .default(100_000)
+  .range(1, 10_000_000)
+  .description(
+    'Most keys a union read of a primary-key table holds from the log after the lake snapshot; more fail the request (wait for tiering).',
+  )
+
+export const GATEWAY_REST_IDEMPOTENCY_MAX_ENTRIES = gateway('gateway.rest.idempotency.max-entries')
+  .int()
+  .default(10_000)
+  .range(1, 10_000_000)
+  .description(
+    'Idempotency-Key outcomes the gateway keeps in memory (per process or Lambda container); the least recently updated are dropped first.',
+  )
+
+export const GATEWAY_REST_IDEMPOTENCY_TTL = gateway('gateway.rest.idempotency.ttl')
+  .duration()
+  .default('1h')
+  .range('1s', '7d')
+  .description('How long an Idempotency-Key outcome is kept for retries after its last change.')
+
+export const GATEWAY_CONNECT_RETRY_BACKOFF_INITIAL = gateway('gateway.connect.retry-backoff.initial')
+  .duration()
+  .default('1s')
+  .range(1, '10min')
+  .description(
+    'Wait after a failed connection to the cluster before the gateway tries again (Lambda containers connect on demand); doubles with each failure.',
+  )
+
+export const GATEWAY_CONNECT_RETRY_BACKOFF_MAX = gateway('gateway.connect.retry-backoff.max')
+  .duration()
+  .default('30s')
+  .range(1, '1h')
+  .description('Longest wait between connection attempts to the cluster.')
+
 export const GATEWAY_SHUTDOWN_DRAIN_TIMEOUT = gateway('gateway.shutdown.drain-timeout')
   .duration()
   .default('30s')
@@ -164,6 +226,15 @@ export const GATEWAY_OPTIONS = [
   GATEWAY_REST_PREFIX_LOOKUP_MAX_PREFIXES,
   GATEWAY_REST_PREFIX_LOOKUP_MAX_ROWS_PER_PREFIX,
   GATEWAY_REST_PREFIX_LOOKUP_MAX_CONCURRENT_REQUESTS,
+  GATEWAY_REST_SCAN_MAX_RECORDS,
+  GATEWAY_REST_SCAN_MAX_WAIT,
+  GATEWAY_REST_SNAPSHOT_MAX_ROWS,
+  GATEWAY_REST_UNION_READ_MAX_ROWS,
+  GATEWAY_REST_UNION_READ_MAX_PENDING_KEYS,
+  GATEWAY_REST_IDEMPOTENCY_MAX_ENTRIES,
+  GATEWAY_REST_IDEMPOTENCY_TTL,
+  GATEWAY_CONNECT_RETRY_BACKOFF_INITIAL,
+  GATEWAY_CONNECT_RETRY_BACKOFF_MAX,
   GATEWAY_SHUTDOWN_DRAIN_TIMEOUT,
   GATEWAY_METRICS_ENABLED,
   GATEWAY_SECURITY_AUTHENTICATION,

@@ -20,6 +20,7 @@ import type { RouteDeps } from './routes/route-deps.js'
 import { scanRoutes } from './routes/scan.js'
 import { snapshotRoutes } from './routes/snapshot.js'
 import { tableRoutes } from './routes/tables.js'
+import { unionReadRoutes } from './routes/union-read.js'
 import { writeRoutes } from './routes/writes.js'
 import { type Clock, CONSOLE_LOGGER, type GatewayDeps, type GatewayEnv, SYSTEM_CLOCK } from './types.js'
 
@@ -65,6 +66,7 @@ export function createApp(deps: GatewayDeps & { securityScheme?: SecuritySchemeS
     lookupRoutes,
     scanRoutes,
     snapshotRoutes,
+    unionReadRoutes,
   ]) {
     app.route('/v1', group(routeDeps).app)
   }

@@ -1,14 +1,31 @@
-import { FLUSS_CONF_ENV, loadServerConfig } from '@sluice/core/config'
+import { type Configuration, FLUSS_CONF_ENV, loadServerConfig } from '@sluice/core/config'
 import { SdkBackend } from './backend/sdk-backend.js'
 import { createLambdaApp, lambdaHandler } from './lambda.js'
 
+/** The configuration from FLUSS_CONF, the only environment variable the gateway reads. */
+function loadConfig(): Configuration {
+  return loadServerConfig({ env: { [FLUSS_CONF_ENV]: process.env[FLUSS_CONF_ENV] } }).config
+}
+
+/** The configuration for the handler's own settings; a bad FLUSS_CONF fails the boot instead. */
+function handlerConfig(): Configuration | undefined {
+  try {
+    return loadConfig()
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * Lambda entry point of the HTTP gateway (API Gateway HTTP API, payload format 2.0). The
- * configuration comes from FLUSS_CONF, read here and nowhere else; the SDK connection is made on
- * the first invocation and reused by every later one in the same container.
+ * Lambda entry point of the HTTP gateway (API Gateway HTTP API, payload format 2.0). The SDK
+ * connection is made on demand and reused by every later invocation in the same container;
+ * `/health` and `/ready` answer while it is being made or cannot be made.
  */
-export const handler = lambdaHandler(async () => {
-  const { config } = loadServerConfig({ env: { [FLUSS_CONF_ENV]: process.env[FLUSS_CONF_ENV] } })
-  const backend = await SdkBackend.connect(config)
-  return createLambdaApp({ backend, config })
-})
+export const handler = lambdaHandler(
+  async () => {
+    const config = loadConfig()
+    const backend = await SdkBackend.connect(config)
+    return createLambdaApp({ backend, config })
+  },
+  { config: handlerConfig() },
+)

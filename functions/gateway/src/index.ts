@@ -1,6 +1,7 @@
 export { createApp, GATEWAY_API_VERSION, type GatewayApp } from './app.js'
 export * from './backend/gateway-backend.js'
-export { DEFAULT_SDK_BACKEND_OPTIONS, SdkBackend, type SdkBackendOptions } from './backend/sdk-backend.js'
+export { SdkBackend } from './backend/sdk-backend.js'
+export { DEFAULT_SDK_BACKEND_OPTIONS, type SdkBackendOptions } from './backend/sdk-tables.js'
 export { type ErrorEnvelope, renderError } from './errors/envelope.js'
 export { GATEWAY_CODES, type GatewayCode } from './errors/gateway-codes.js'
 export { GatewayError, type PartialWrite } from './errors/gateway-error.js'
@@ -11,9 +12,16 @@ export {
   MemoryIdempotencyStore,
 } from './http/idempotency-store.js'
 export { apiGatewayAuthenticator } from './http/lambda-auth.js'
-export { type APIGatewayProxyEventV2, createLambdaApp, type LambdaHandler, lambdaHandler } from './lambda.js'
+export {
+  type APIGatewayProxyEventV2,
+  createLambdaApp,
+  type LambdaHandler,
+  type LambdaHandlerOptions,
+  lambdaHandler,
+} from './lambda.js'
+export { BootOnce, type RetryBackoff } from './lambda-boot.js'
 export { GatewayLifecycle, type GatewayState } from './lifecycle.js'
-export { type GatewayLimits, gatewayLimits, READ_LIMIT_DEFAULTS } from './limits.js'
+export { type GatewayLimits, gatewayLimits } from './limits.js'
 export { buildOpenApiDocument } from './openapi/document.js'
 export { type GatewayServer, type GatewayServerOptions, startGatewayServer } from './server.js'
 export * from './types.js'

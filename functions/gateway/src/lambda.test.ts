@@ -1,50 +1,15 @@
 import { DataTypes, notNull, type RowType } from '@sluice/core'
 import { ArrowBatchWriter, writeArrowStream } from '@sluice/core/arrow'
 import { Configuration } from '@sluice/core/config'
-import { FlussError } from '@sluice/core/errors'
 import { describe, expect, it } from 'vitest'
 import { GATEWAY_API_VERSION } from './app.js'
 import type { BackendContext } from './backend/gateway-backend.js'
 import { type APIGatewayProxyEventV2, createLambdaApp, lambdaHandler } from './lambda.js'
 import { buildOpenApiDocument } from './openapi/document.js'
+import { event } from './testing/lambda-event.js'
 import { MemoryGatewayBackend } from './testing/memory-backend.js'
 import { responseProblem } from './testing/openapi-check.js'
 import { type Principal, SILENT_LOGGER } from './types.js'
-
-interface EventOptions {
-  readonly body?: string
-  readonly base64?: boolean
-  readonly headers?: Record<string, string>
-  readonly query?: string
-  readonly authorizer?: Record<string, unknown>
-}
-
-/** An API Gateway HTTP API (payload 2.0) event as AWS delivers it. */
-function event(method: string, rawPath: string, o: EventOptions = {}): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath,
-    rawQueryString: o.query ?? '',
-    headers: { host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'user-agent': 'curl/8', ...o.headers },
-    body: o.body ?? null,
-    isBase64Encoded: o.base64 === true,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'abc123',
-      authentication: null,
-      authorizer: (o.authorizer ?? {}) as never,
-      domainName: 'abc123.execute-api.eu-west-1.amazonaws.com',
-      domainPrefix: 'abc123',
-      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'curl/8' },
-      requestId: 'JKJaXmPLvHcESHA=',
-      routeKey: '$default',
-      stage: '$default',
-      time: '12/Mar/2025:19:03:58 +0000',
-      timeEpoch: 1741806238000,
-    },
-  }
-}
 
 const json = (value: unknown) => ({
   body: JSON.stringify(value),
@@ -168,24 +133,5 @@ describe('Lambda handler', () => {
     expect(
       (await invoke(event('GET', '/v1/databases', { headers: { authorization: 'Bearer t' } }))).statusCode,
     ).toBe(200)
-  })
-
-  it('answers 503 with the envelope when the backend cannot connect, and retries the boot', async () => {
-    let attempts = 0
-    const backend = new MemoryGatewayBackend()
-    const handler = lambdaHandler(async () => {
-      attempts++
-      if (attempts === 1) throw new FlussError('NETWORK_EXCEPTION', 'cannot reach 10.0.0.1:9123')
-      return createLambdaApp({ backend, config: Configuration.load({}), logger: SILENT_LOGGER })
-    }, SILENT_LOGGER)
-    const failed = await handler(event('GET', '/ready'))
-    expect(failed.statusCode).toBe(503)
-    expect(failed.headers?.['retry-after']).toBe('1')
-    expect(JSON.parse(failed.body).error).toMatchObject({
-      code: 'unavailable',
-      message: expect.stringMatching(/could not start: cannot reach/),
-    })
-    expect((await handler(event('GET', '/ready'))).statusCode).toBe(200)
-    expect(attempts).toBe(2)
   })
 })

@@ -1,11 +1,18 @@
 import {
   type Configuration,
+  GATEWAY_REST_IDEMPOTENCY_MAX_ENTRIES,
+  GATEWAY_REST_IDEMPOTENCY_TTL,
   GATEWAY_REST_LOOKUP_MAX_CONCURRENT_REQUESTS,
   GATEWAY_REST_LOOKUP_MAX_KEY_BYTES,
   GATEWAY_REST_LOOKUP_MAX_KEYS,
   GATEWAY_REST_PREFIX_LOOKUP_MAX_CONCURRENT_REQUESTS,
   GATEWAY_REST_PREFIX_LOOKUP_MAX_PREFIXES,
   GATEWAY_REST_PREFIX_LOOKUP_MAX_ROWS_PER_PREFIX,
+  GATEWAY_REST_SCAN_MAX_RECORDS,
+  GATEWAY_REST_SCAN_MAX_WAIT,
+  GATEWAY_REST_SNAPSHOT_MAX_ROWS,
+  GATEWAY_REST_UNION_READ_MAX_PENDING_KEYS,
+  GATEWAY_REST_UNION_READ_MAX_ROWS,
   GATEWAY_REST_WRITE_MAX_CONCURRENT_REQUESTS,
   GATEWAY_REST_WRITE_MAX_REQUEST_BYTES,
   GATEWAY_REST_WRITE_MAX_ROWS,
@@ -17,9 +24,8 @@ import {
 import { MAX_TYPE_NESTING_DEPTH } from '@sluice/core/types'
 
 /**
- * Every bound the gateway enforces, read once from the configuration. The read-side bounds that
- * have no `gateway.*` key yet (scan records, snapshot rows, idempotency store) are the
- * `READ_LIMIT_DEFAULTS` below and can be overridden through `createApp`'s `limits`.
+ * Every bound the gateway enforces, read once from the `gateway.*` keys of the configuration
+ * (`createApp`'s `limits` can override any of them, e.g. in tests).
  */
 export interface GatewayLimits {
   readonly requestTimeoutMs: number
@@ -39,20 +45,15 @@ export interface GatewayLimits {
   readonly scanMaxWaitMs: number
   /** Most rows one snapshot request returns. */
   readonly snapshotMaxRows: number
+  /** Most rows one union read returns, and most log keys a primary-key union read holds. */
+  readonly unionReadMaxRows: number
+  readonly unionReadMaxPendingKeys: number
   /** Idempotency-Key results kept, and for how long. */
   readonly idempotencyMaxEntries: number
   readonly idempotencyTtlMs: number
   /** Deepest JSON nesting accepted in a body: the row envelope plus the deepest nested type. */
   readonly maxJsonDepth: number
 }
-
-export const READ_LIMIT_DEFAULTS = {
-  scanMaxRecords: 10_000,
-  scanMaxWaitMs: 1_000,
-  snapshotMaxRows: 10_000,
-  idempotencyMaxEntries: 10_000,
-  idempotencyTtlMs: 3_600_000,
-} as const
 
 /** `{"rows":[{"col": <value>}]}` is 3 levels before the value's own nesting. */
 const ROW_ENVELOPE_DEPTH = 4
@@ -76,7 +77,13 @@ export function gatewayLimits(config: Configuration, overrides: Partial<GatewayL
     prefixLookupMaxPrefixes: config.get(GATEWAY_REST_PREFIX_LOOKUP_MAX_PREFIXES),
     prefixLookupMaxRowsPerPrefix: config.get(GATEWAY_REST_PREFIX_LOOKUP_MAX_ROWS_PER_PREFIX),
     prefixLookupConcurrency: config.get(GATEWAY_REST_PREFIX_LOOKUP_MAX_CONCURRENT_REQUESTS),
-    ...READ_LIMIT_DEFAULTS,
+    scanMaxRecords: config.get(GATEWAY_REST_SCAN_MAX_RECORDS),
+    scanMaxWaitMs: config.get(GATEWAY_REST_SCAN_MAX_WAIT),
+    snapshotMaxRows: config.get(GATEWAY_REST_SNAPSHOT_MAX_ROWS),
+    unionReadMaxRows: config.get(GATEWAY_REST_UNION_READ_MAX_ROWS),
+    unionReadMaxPendingKeys: config.get(GATEWAY_REST_UNION_READ_MAX_PENDING_KEYS),
+    idempotencyMaxEntries: config.get(GATEWAY_REST_IDEMPOTENCY_MAX_ENTRIES),
+    idempotencyTtlMs: config.get(GATEWAY_REST_IDEMPOTENCY_TTL),
     maxJsonDepth: MAX_TYPE_NESTING_DEPTH + ROW_ENVELOPE_DEPTH,
     ...overrides,
   }

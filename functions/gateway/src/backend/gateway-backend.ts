@@ -76,6 +76,11 @@ export interface GatewayBackend {
   scan(ctx: BackendContext, table: TableInfo, request: ScanRequest): Promise<ScanResult>
   /** The current rows of a primary-key table (one partition of a partitioned one), bounded. */
   snapshot(ctx: BackendContext, table: TableInfo, request: SnapshotRequest): Promise<SnapshotResult>
+  /**
+   * Union read: the table's lake snapshot plus its log after the snapshot (primary-key tables
+   * merged by key, the log winning), cut to `maxRows`; the log alone while nothing is tiered.
+   */
+  unionRead(ctx: BackendContext, table: TableInfo, request: UnionReadRequest): Promise<UnionReadResult>
   /** Lake tiering progress of a table. */
   tieringStatus(ctx: BackendContext, table: TableInfo): Promise<TieringStatus>
 }
@@ -162,6 +167,21 @@ export interface SnapshotRequest {
 export interface SnapshotResult {
   readonly rows: Row[]
   readonly truncated: boolean
+}
+
+export interface UnionReadRequest {
+  readonly maxRows: number
+  /** Most keys a primary-key union read holds from the log after the lake snapshot. */
+  readonly maxPendingKeys: number
+  /** The log part must be read within this time. */
+  readonly timeoutMs: number
+}
+
+export interface UnionReadResult {
+  readonly rows: Row[]
+  readonly truncated: boolean
+  /** The lake snapshot read; absent when nothing is tiered yet. */
+  readonly lakeSnapshotId?: number
 }
 
 export interface TieringStatus {

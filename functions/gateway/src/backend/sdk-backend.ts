@@ -1,56 +1,45 @@
-import { type AppendWriter, Connection, type Table } from '@sluice/client'
+import { Connection } from '@sluice/client'
 import type { Row } from '@sluice/core'
 import type { Configuration } from '@sluice/core/config'
 import type { DatabaseDescriptor, TableDescriptor, TableInfo, TablePath } from '@sluice/core/metadata'
 import type * as B from './gateway-backend.js'
+import { lookupKeys, prefixColumns, prefixLookupRows, readSnapshot } from './sdk-reads.js'
 import { scanLog } from './sdk-scan.js'
+import { DEFAULT_SDK_BACKEND_OPTIONS, OpenTables, type SdkBackendOptions } from './sdk-tables.js'
+import { LakeAccess, unionReadRows } from './sdk-union.js'
 import { writeRows } from './sdk-write.js'
 import { unsupported } from './unsupported.js'
 
-export interface SdkBackendOptions {
-  /** Tables whose handle and writers are kept open (least recently used are closed). */
-  readonly maxOpenTables: number
-  /** Upsert writers per table for distinct partial-update column sets (oldest closed first). */
-  readonly maxPartialWritersPerTable: number
-}
-
-export const DEFAULT_SDK_BACKEND_OPTIONS: SdkBackendOptions = {
-  maxOpenTables: 64,
-  maxPartialWritersPerTable: 8,
-}
-
-type UpsertWriter = ReturnType<ReturnType<Table['newUpsert']>['createWriter']>
-
-interface OpenTable {
-  readonly table: Table
-  appender?: AppendWriter
-  /** Upsert writers by target columns ('' = full rows). */
-  readonly upserters: Map<string, UpsertWriter>
-}
-
-const MISSING_LOOKUP = 'the TypeScript SDK has no lookuper yet (primary-key tables)'
-
 /**
  * The gateway backend over the TypeScript SDK: one Connection (created once per process or Lambda
- * container) for DDL, appends and log scans. Operations on primary-key tables and lake tiering
- * status answer 501 `unsupported` until the SDK offers them.
+ * container) for DDL, writes (AppendWriter, UpsertWriter), log scans (LogScanner), lookups and
+ * prefix lookups (Lookuper), bounded snapshots (limit batch scans) and union reads of lake and log.
+ * Table handles, writers and lookupers are kept per table and shared by requests. Lake tiering
+ * status answers 501 `unsupported` until tiering reports it.
  */
 export class SdkBackend implements B.GatewayBackend {
-  readonly #open = new Map<string, OpenTable>()
+  readonly #tables: OpenTables
 
   constructor(
     readonly connection: Connection,
-    private readonly options: SdkBackendOptions = DEFAULT_SDK_BACKEND_OPTIONS,
-  ) {}
+    options: SdkBackendOptions = DEFAULT_SDK_BACKEND_OPTIONS,
+    private readonly lake: LakeAccess = new LakeAccess(undefined),
+  ) {
+    this.#tables = new OpenTables(connection, options)
+  }
 
-  /** Connects to the cluster named by `bootstrap.servers` in `config`. */
+  /**
+   * Connects to the cluster named by `bootstrap.servers` in `config`; union reads find the lake
+   * under `sluice.blobstore.uri` when it is set.
+   */
   static async connect(config: Configuration, options?: SdkBackendOptions): Promise<SdkBackend> {
-    return new SdkBackend(await Connection.create(config), options)
+    return new SdkBackend(await Connection.create(config), options, LakeAccess.fromConfig(config))
   }
 
   /** Flushes open writers and closes the connection. */
   async close(): Promise<void> {
-    this.#open.clear()
+    this.#tables.clear()
+    await this.lake.close()
     await this.connection.close()
   }
 
@@ -86,7 +75,7 @@ export class SdkBackend implements B.GatewayBackend {
   }
   async dropTable(_ctx: B.BackendContext, path: TablePath, ignoreIfNotExists: boolean) {
     await this.#admin.dropTable(path, ignoreIfNotExists)
-    this.#forget(path)
+    this.#tables.forget(path)
   }
   listPartitions(_ctx: B.BackendContext, path: TablePath) {
     return this.#admin.listPartitionInfos(path)
@@ -109,8 +98,7 @@ export class SdkBackend implements B.GatewayBackend {
   }
 
   async append(ctx: B.BackendContext, info: TableInfo, rows: readonly Row[]): Promise<B.WriteResult> {
-    const open = await this.#table(info)
-    const writer = (open.appender ??= open.table.newAppend().createWriter())
+    const writer = (await this.#tables.get(info)).appender()
     return writeRows(
       { write: row => writer.appendWithResult(row), flush: () => writer.flush() },
       rows,
@@ -124,7 +112,7 @@ export class SdkBackend implements B.GatewayBackend {
     rows: readonly Row[],
     targetColumns?: readonly string[],
   ) {
-    const writer = this.#upserter(await this.#table(info), targetColumns)
+    const writer = (await this.#tables.get(info)).upserter(targetColumns)
     const targets = targetColumns?.map(name => info.rowType.fields.findIndex(f => f.name === name))
     const input = targets === undefined ? (row: Row) => row : (row: Row) => targets.map(i => row[i])
     const sink = { write: (row: Row) => writer.upsertWithResult(input(row)), flush: () => writer.flush() }
@@ -132,7 +120,7 @@ export class SdkBackend implements B.GatewayBackend {
   }
 
   async delete(ctx: B.BackendContext, info: TableInfo, rows: readonly Row[]): Promise<B.WriteResult> {
-    const writer = this.#upserter(await this.#table(info), undefined)
+    const writer = (await this.#tables.get(info)).upserter(undefined)
     return writeRows(
       { write: row => writer.deleteWithResult(row), flush: () => writer.flush() },
       rows,
@@ -140,40 +128,40 @@ export class SdkBackend implements B.GatewayBackend {
     )
   }
 
-  /** The table's upsert writer for these target columns (undefined = full rows), created on first use. */
-  #upserter(open: OpenTable, targetColumns: readonly string[] | undefined): UpsertWriter {
-    const key = targetColumns === undefined ? '' : targetColumns.join('\u0000')
-    const held = open.upserters.get(key)
-    if (held !== undefined) return held
-    const upsert = open.table.newUpsert()
-    const writer = (targetColumns === undefined ? upsert : upsert.partialUpdate(targetColumns)).createWriter()
-    open.upserters.set(key, writer)
-    const partial = [...open.upserters.keys()].filter(k => k !== '')
-    if (partial.length > this.options.maxPartialWritersPerTable) {
-      open.upserters
-        .get(partial[0])
-        ?.close()
-        .catch(() => {})
-      open.upserters.delete(partial[0])
-    }
-    return writer
+  async lookup(_ctx: B.BackendContext, info: TableInfo, keys: readonly Row[]): Promise<(Row | null)[]> {
+    return lookupKeys((await this.#tables.get(info)).lookuper(), info, keys)
   }
 
-  async lookup(): Promise<(Row | null)[]> {
-    throw unsupported('Lookup', MISSING_LOOKUP)
+  async prefixLookup(
+    _ctx: B.BackendContext,
+    info: TableInfo,
+    lookupColumns: readonly string[],
+    prefixes: readonly Row[],
+    maxRowsPerPrefix: number,
+  ): Promise<B.PrefixLookupResult[]> {
+    const columns = prefixColumns(info, lookupColumns)
+    const lookuper = (await this.#tables.get(info)).prefixLookuper(columns)
+    return prefixLookupRows(lookuper, info, columns, prefixes, maxRowsPerPrefix)
   }
-  async prefixLookup(): Promise<B.PrefixLookupResult[]> {
-    throw unsupported('Prefix lookup', MISSING_LOOKUP)
+
+  async snapshot(
+    ctx: B.BackendContext,
+    info: TableInfo,
+    request: B.SnapshotRequest,
+  ): Promise<B.SnapshotResult> {
+    return readSnapshot((await this.#tables.get(info)).table, request, ctx.signal)
   }
-  async snapshot(): Promise<B.SnapshotResult> {
-    throw unsupported('Snapshot', 'the TypeScript SDK has no batch scanner of KV snapshots yet')
+
+  async unionRead(ctx: B.BackendContext, info: TableInfo, request: B.UnionReadRequest) {
+    return unionReadRows(this.connection, await this.lake.source(), info, request, ctx.signal)
   }
+
   async tieringStatus(): Promise<B.TieringStatus> {
-    throw unsupported('Tiering status', 'lake tiering is not available in this cluster yet')
+    throw unsupported('Tiering status', 'the gateway does not read the cluster tiering metadata yet')
   }
 
   async scan(ctx: B.BackendContext, info: TableInfo, request: B.ScanRequest): Promise<B.ScanResult> {
-    const open = await this.#table(info)
+    const open = await this.#tables.get(info)
     const names = new Map<number, string>()
     if (info.isPartitioned) {
       for (const p of await this.#admin.listPartitionInfos(info.tablePath))
@@ -181,36 +169,4 @@ export class SdkBackend implements B.GatewayBackend {
     }
     return scanLog(this.#admin, open.table, request, ctx.signal, names)
   }
-
-  /** The open handle of a table, reopened when the table was recreated (new table id). */
-  async #table(info: TableInfo): Promise<OpenTable> {
-    const key = `${info.tablePath.databaseName}.${info.tablePath.tableName}`
-    const held = this.#open.get(key)
-    if (held !== undefined && held.table.getTableInfo().tableId === info.tableId) {
-      this.#open.delete(key)
-      this.#open.set(key, held)
-      return held
-    }
-    this.#forget(info.tablePath)
-    const open: OpenTable = { table: await this.connection.getTable(info.tablePath), upserters: new Map() }
-    this.#open.set(key, open)
-    while (this.#open.size > this.options.maxOpenTables) {
-      const [oldest, evicted] = this.#open.entries().next().value as [string, OpenTable]
-      this.#open.delete(oldest)
-      closeWriters(evicted)
-    }
-    return open
-  }
-
-  #forget(path: TablePath): void {
-    const key = `${path.databaseName}.${path.tableName}`
-    const held = this.#open.get(key)
-    if (held !== undefined) closeWriters(held)
-    this.#open.delete(key)
-  }
-}
-
-function closeWriters(open: OpenTable): void {
-  open.appender?.close().catch(() => {})
-  for (const w of open.upserters.values()) w.close().catch(() => {})
 }

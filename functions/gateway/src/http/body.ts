@@ -10,10 +10,13 @@ function tooLarge(maxBytes: number): GatewayError {
 /**
  * Reads a request body of at most `maxBytes`: a larger Content-Length is refused before reading,
  * and a body without one is refused as soon as the bytes read pass the limit (the rest is not read).
+ * HTTP framing keeps a body to its Content-Length.
  */
 export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = req.headers.get('content-length')
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes)
+  // With a Content-Length within the limit the body is read whole (hosts read it without streams).
+  if (declared !== null) return new Uint8Array(await req.arrayBuffer())
   if (req.body === null) return new Uint8Array(0)
   const reader = req.body.getReader()
   const chunks: Uint8Array[] = []

@@ -31,10 +31,16 @@ describe('parseJsonBody', () => {
     expect(e.status).toBe(400)
   })
 
-  it('refuses invalid UTF-8', () => {
-    expect(rejection(new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])).message).toMatch(
-      /UTF-8/,
-    )
+  it('refuses invalid UTF-8 (bad bytes, lone surrogates, overlong forms), ignores a leading BOM', () => {
+    for (const bad of [
+      [0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d],
+      [0x22, 0xed, 0xa0, 0x80, 0x22],
+      [0x22, 0xc0, 0xaf, 0x22],
+      [0x22, 0xe2, 0x82],
+    ]) {
+      expect(rejection(new Uint8Array(bad)).message).toMatch(/UTF-8/)
+    }
+    expect(parseJsonBody(bytes('\ufeff{"a":"é€😀"}'), 4)).toEqual({ a: 'é€😀' })
   })
 
   it('refuses duplicate keys, also when written with escapes, but not in sibling objects', () => {
@@ -42,6 +48,12 @@ describe('parseJsonBody', () => {
     expect(rejection('{"rows":[{"id":1,"\\u0069d":2}]}').message).toMatch(/"id" twice/)
     expect(parseJsonBody(bytes('[{"a":1},{"a":2}]'), 8)).toEqual([{ a: 1 }, { a: 2 }])
     expect(parseJsonBody(bytes('{"a":{"a":1},"b":"a"}'), 8)).toEqual({ a: { a: 1 }, b: 'a' })
+    expect(rejection('{"x":{"a":1,"b":2},"y":[{"k":0,"k":{"z":1}}]}').message).toMatch(/"k" twice/)
+    expect(rejection('{"a":{"p":1,"q":2},"a":{"p":1,"q":2,"r":3}}').message).toMatch(/"a" twice/)
+    expect(rejection('{"__proto__":1,"__proto__":2}').message).toMatch(/"__proto__" twice/)
+    expect(parseJsonBody(bytes('{"__proto__":{"a":1},"2":{"b":1},"1":[{"c":{}}]}'), 8)).toEqual(
+      JSON.parse('{"__proto__":{"a":1},"2":{"b":1},"1":[{"c":{}}]}'),
+    )
   })
 
   it('refuses nesting beyond the limit, even 10k levels deep', () => {

@@ -1,23 +1,22 @@
+import { isUtf8 } from 'node:buffer'
 import { invalidArgument } from '../errors/gateway-error.js'
 import { isLongNumberLiteral, LongNumber } from './long-number.js'
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
  * Parses a JSON request body strictly: UTF-8 only, no empty body, no duplicate object keys, at
  * most `maxDepth` nested arrays/objects, and number literals a double cannot hold exactly kept as
  * LongNumber. Every failure is a 400 `invalid_argument`.
  *
- * The native parser does the work; a scan of the (then known valid) text checks keys, depth and
- * numbers, and only a body that has inexact number literals is parsed again by `parseExact`.
+ * The native parser does the work; a scan of the (then known valid) text checks depth, finds long
+ * numbers and counts object keys. The parsed value holds fewer keys than the text exactly when an
+ * object repeats a key, and only then are the keys compared one by one to name it. Only a body
+ * that has inexact number literals is parsed again by `parseExact`.
  */
 export function parseJsonBody(bytes: Uint8Array, maxDepth: number): unknown {
-  let text: string
-  try {
-    text = UTF8.decode(bytes)
-  } catch {
-    throw invalidArgument('The request body is not valid UTF-8.')
-  }
+  if (!isUtf8(bytes)) throw invalidArgument('The request body is not valid UTF-8.')
+  const decoded = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+  // A leading byte order mark is ignored, as JSON allows.
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded
   if (/^\s*$/.test(text)) throw invalidArgument('The request body is empty; a JSON document is required.')
   let value: unknown
   try {
@@ -25,17 +24,67 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number): unknown {
   } catch (e) {
     throw invalidArgument(`The request body is not valid JSON: ${(e as Error).message}`)
   }
-  const hasLongNumbers = scanJson(text, maxDepth)
-  return hasLongNumbers ? parseExact(text) : value
+  const scan = scanJson(text, maxDepth)
+  if (countKeys(value) !== scan.keys) checkDuplicateKeys(text)
+  return scan.long ? parseExact(text) : value
 }
 
-/** Checks nesting depth and duplicate keys of valid JSON text; true when it has long number literals. */
-export function scanJson(text: string, maxDepth: number): boolean {
-  const keys: (Set<string> | null)[] = []
+/** Checks the nesting depth of valid JSON text; counts its object keys and finds long number literals. */
+export function scanJson(text: string, maxDepth: number): { keys: number; long: boolean } {
+  const inObject: boolean[] = []
   let keyNext = false
+  let keys = 0
   let long = false
   const n = text.length
   for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) {
+      if (keyNext) {
+        keys++
+        keyNext = false
+      }
+      i = stringEnd(text, i + 1)
+    } else if (c === 123 || c === 91) {
+      if (inObject.length >= maxDepth) {
+        throw invalidArgument(`The request body nests arrays and objects deeper than ${maxDepth} levels.`)
+      }
+      inObject.push(c === 123)
+      keyNext = c === 123
+    } else if (c === 125 || c === 93) {
+      inObject.pop()
+      keyNext = false
+    } else if (c === 44) {
+      keyNext = inObject.length > 0 && inObject[inObject.length - 1]
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      const end = numberEnd(text, i)
+      if (!long && isLongNumberLiteral(text, i, end)) long = true
+      i = end - 1
+    }
+  }
+  return { keys, long }
+}
+
+/** Keys of every object in a JSON.parse result (its depth is already checked). */
+function countKeys(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0
+  let count = 0
+  if (Array.isArray(value)) {
+    for (const item of value) count += countKeys(item)
+    return count
+  }
+  const record = value as Record<string, unknown>
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue
+    count += 1 + countKeys(record[key])
+  }
+  return count
+}
+
+/** Throws for the first object of valid JSON text that has a key twice. */
+function checkDuplicateKeys(text: string): void {
+  const keys: (Set<string> | null)[] = []
+  let keyNext = false
+  for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 34) {
       const end = stringEnd(text, i + 1)
@@ -49,9 +98,6 @@ export function scanJson(text: string, maxDepth: number): boolean {
       }
       i = end
     } else if (c === 123 || c === 91) {
-      if (keys.length >= maxDepth) {
-        throw invalidArgument(`The request body nests arrays and objects deeper than ${maxDepth} levels.`)
-      }
       keys.push(c === 123 ? new Set() : null)
       keyNext = c === 123
     } else if (c === 125 || c === 93) {
@@ -59,13 +105,8 @@ export function scanJson(text: string, maxDepth: number): boolean {
       keyNext = false
     } else if (c === 44) {
       keyNext = keys.length > 0 && keys[keys.length - 1] !== null
-    } else if (c === 45 || (c >= 48 && c <= 57)) {
-      const end = numberEnd(text, i)
-      if (!long && isLongNumberLiteral(text, i, end)) long = true
-      i = end - 1
     }
   }
-  return long
 }
 
 /** Index of the closing quote of the string whose content starts at `from`. */

@@ -4,11 +4,16 @@ import { FlussError } from '@sluice/core/errors'
 import { unscaledForColumn } from '@sluice/core/row'
 import { GatewayError, invalidArgument } from '../errors/gateway-error.js'
 
-/** Type roots an Arrow field may carry for a column of the given root (Arrow has no CHAR/BINARY(n) of its own). */
+/**
+ * Type roots an Arrow field may carry for a column of the given root: Arrow has no CHAR/BINARY(n)
+ * of its own, and Fluss writes TIMESTAMP_LTZ columns as Arrow timestamps without a time zone (the
+ * values are instants either way), so an LTZ column takes a timestamp with or without one.
+ */
 function compatible(column: DataType, field: DataType): boolean {
   if (column.type === field.type) return true
   if (column.type === 'CHAR') return field.type === 'STRING'
   if (column.type === 'BINARY') return field.type === 'BYTES'
+  if (column.type === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE') return field.type === 'TIMESTAMP_WITHOUT_TIME_ZONE'
   return false
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { testGateway, withDatabase } from '../testing/test-app.js'
 
 async function setup() {
-  const gw = await withDatabase(testGateway({}, { scanMaxRecords: 4 }))
+  const gw = await withDatabase(testGateway({ 'gateway.rest.scan.max-records': 4 }))
   await gw.call('POST', '/v1/databases/db/tables', {
     name: 'logs',
     schema: {

@@ -3,7 +3,7 @@ import { testGateway, withDatabase } from '../testing/test-app.js'
 
 describe('snapshot route', () => {
   it('returns the current rows of a primary-key table, bounded and projected', async () => {
-    const gw = await withDatabase(testGateway({}, { snapshotMaxRows: 2 }))
+    const gw = await withDatabase(testGateway({ 'gateway.rest.snapshot.max-rows': 2 }))
     await gw.call('POST', '/v1/databases/db/tables', {
       name: 'kv',
       schema: {

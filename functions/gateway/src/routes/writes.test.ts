@@ -1,4 +1,4 @@
-import { DataTypes, notNull, type RowType } from '@sluice/core'
+import { DataTypes, notNull, type RowType, Timestamp } from '@sluice/core'
 import { ArrowBatchWriter, writeArrowStream } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
 import { describe, expect, it } from 'vitest'
@@ -163,6 +163,44 @@ describe('write routes', () => {
     ).toEqual([
       { id: 7, msg: 'x' },
       { id: 8, msg: null },
+    ])
+  })
+
+  it('takes Arrow timestamps without a zone for TIMESTAMP_LTZ columns (as Fluss writes them), not the reverse', async () => {
+    const gw = await withDatabase(testGateway())
+    await gw.call('POST', '/v1/databases/db/tables', {
+      name: 'times',
+      schema: {
+        columns: [
+          { name: 'at', type: 'TIMESTAMP_LTZ(3)' },
+          { name: 'local', type: 'TIMESTAMP(3)' },
+        ],
+      },
+    })
+    const ltz: RowType = {
+      type: 'ROW',
+      nullable: false,
+      fields: [{ name: 'at', type: DataTypes.TIMESTAMP_LTZ(3), fieldId: 0 }],
+    }
+    const plain = arrowBody(ltz, [[new Timestamp(1_700_000_000_123)]])
+    const ok = await gw.call('POST', '/v1/databases/db/tables/times/append', plain, ARROW)
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200)
+    const scan = await gw.call('POST', '/v1/databases/db/tables/times/scan', { columns: ['at'] })
+    expect(scan.body.records.map((r: { row: unknown }) => r.row)).toEqual([
+      { at: '2023-11-14T22:13:20.123Z' },
+    ])
+    const zoned: RowType = {
+      type: 'ROW',
+      nullable: false,
+      fields: [{ name: 'local', type: DataTypes.TIMESTAMP_LTZ(3), fieldId: 0 }],
+    }
+    const w = new ArrowBatchWriter(zoned)
+    w.addRow([new Timestamp(0)])
+    const body = writeArrowStream(zoned, [w.finish()], { timestampLtzTimezone: 'UTC' })
+    const refused = await gw.call('POST', '/v1/databases/db/tables/times/append', body, ARROW)
+    expect([refused.status, refused.body.error.message]).toEqual([
+      400,
+      expect.stringMatching(/'local' has type TIMESTAMP_LTZ\(3\), the column is TIMESTAMP\(3\)/),
     ])
   })
 

@@ -55,7 +55,9 @@ function requestRows(
     for (const c of decoded.columns) {
       if (!reader.allows(c)) throw invalidArgument(`Arrow field '${c}': this column cannot be given here`)
     }
-    decoded.rows.forEach((row, i) => reader.check(row, `rows[${i}]`))
+    decoded.rows.forEach((row, i) => {
+      reader.check(row, `rows[${i}]`)
+    })
     return decoded.rows
   }
   const member = kind === 'delete' ? 'keys' : 'rows'

@@ -5,7 +5,7 @@ import { CompactedKeyEncoder } from '@sluice/core/row'
 import type * as B from '../backend/gateway-backend.js'
 import { type Clock, SYSTEM_CLOCK } from '../types.js'
 import { MemoryCatalog, type MemoryLogRecord, type MemoryTable } from './memory-catalog.js'
-import { kvKey, lookupRows, prefixRows, scanTable, snapshotRows } from './memory-reads.js'
+import { kvKey, lookupRows, prefixRows, scanTable, snapshotRows, unionRows } from './memory-reads.js'
 
 type Op = keyof B.GatewayBackend
 
@@ -245,6 +245,12 @@ export class MemoryGatewayBackend implements B.GatewayBackend {
   async snapshot(ctx: B.BackendContext, table: TableInfo, request: B.SnapshotRequest) {
     await this.#enter('snapshot', ctx)
     return snapshotRows(this.catalog.table(table.tablePath), request)
+  }
+
+  /** No lake in memory: a union read is the current rows (primary-key tables) or the whole log. */
+  async unionRead(ctx: B.BackendContext, table: TableInfo, request: B.UnionReadRequest) {
+    await this.#enter('unionRead', ctx)
+    return unionRows(this.catalog.table(table.tablePath), request.maxRows)
   }
 
   async tieringStatus(ctx: B.BackendContext, _table: TableInfo): Promise<B.TieringStatus> {

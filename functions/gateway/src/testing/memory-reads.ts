@@ -71,3 +71,10 @@ export function snapshotRows(t: MemoryTable, request: B.SnapshotRequest): B.Snap
   const rows = [...t.kv.entries()].filter(([k]) => k.startsWith(prefix)).map(([, row]) => row)
   return { rows: rows.slice(0, request.maxRows), truncated: rows.length > request.maxRows }
 }
+
+export function unionRows(t: MemoryTable, maxRows: number): B.UnionReadResult {
+  const rows = t.info.hasPrimaryKey
+    ? [...t.kv.values()]
+    : [...t.logs.values()].flatMap(log => log.map(record => record.row))
+  return { rows: rows.slice(0, maxRows), truncated: rows.length > maxRows }
+}

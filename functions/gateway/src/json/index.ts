@@ -1,0 +1,3 @@
+// Typed JSON of Fluss rows as the gateway reads and writes them (docs/gateway.md, "Typed JSON").
+export { JsonRowReader, type JsonRowReaderOptions, JsonRowWriter } from './row-codec.js'
+export { parseTypeString } from './type-string.js'
