@@ -56,7 +56,7 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
   console.log(`local AWS: dynamodb=${aws.dynamo?.endpoint} blobs=${aws.blobStoreUri}`)
   for (const [id, t] of cluster.tablets) console.log(`tablet-server ${id}: ${t.host}:${t.port}`)
   console.log(`logs: ${options.dataDir}/logs`)
-  const gateway = await startGateway(cluster.bootstrapServers, options.gatewayListen)
+  const gateway = await startGateway(cluster.bootstrapServers, options.gatewayListen, cluster.aws.config)
   const tiering = await startTiering(cluster, options.tieringIntervalMs)
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   if (gateway) console.log(`gateway=${gateway.url}`)
@@ -82,9 +82,11 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
 async function startGateway(
   bootstrapServers: string,
   listen: string | undefined,
+  aws: Readonly<Record<string, string>>,
 ): Promise<{ url: string; close(): Promise<void> } | undefined> {
   if (listen === undefined) return undefined
   const config = Configuration.load({
+    ...aws,
     [BOOTSTRAP_SERVERS.key]: bootstrapServers,
     [GATEWAY_REST_LISTEN.key]: listen,
   })
