@@ -1,0 +1,166 @@
+import { Decimal, Timestamp, type Value } from '@sluice/core/row'
+import { type DataType, DataTypes, notNull } from '@sluice/core/types'
+
+/**
+ * The canonical text of a value, shared by the TypeScript, Java and Python drivers so that rows
+ * can be compared across languages exactly:
+ *
+ * | type                         | canonical text                                        |
+ * |------------------------------|-------------------------------------------------------|
+ * | BOOLEAN                      | `true` / `false`                                      |
+ * | TINYINT … BIGINT             | decimal integer                                       |
+ * | FLOAT / DOUBLE               | `NaN`, else `0x` + IEEE-754 bits (8 / 16 hex digits)  |
+ * | DECIMAL(p, s)                | plain decimal with exactly s fraction digits          |
+ * | CHAR, STRING                 | the string                                            |
+ * | BINARY, BYTES                | lowercase hex                                         |
+ * | DATE                         | days since 1970-01-01                                 |
+ * | TIME(p)                      | milliseconds of the day                               |
+ * | TIMESTAMP(p), TIMESTAMP_LTZ(p)| nanoseconds since the epoch                          |
+ *
+ * null stays null.
+ */
+export type Canonical = string | null
+
+/** A column of a table spec; `type` uses Fluss's type syntax (`DECIMAL(10, 2)`, `TIMESTAMP_LTZ(9)`). */
+export interface ColumnSpec {
+  readonly name: string
+  readonly type: string
+  readonly nullable?: boolean
+  /** Aggregate function of an aggregation merge-engine table (`sum`, `max`, `listagg`, …). */
+  readonly agg?: string
+}
+
+/** A table as every driver creates it (written to a JSON file for the Java and Python drivers). */
+export interface TableSpec {
+  readonly columns: readonly ColumnSpec[]
+  readonly primaryKey?: readonly string[]
+  readonly partitionKeys?: readonly string[]
+  readonly bucketKeys?: readonly string[]
+  readonly buckets: number
+  readonly properties?: Readonly<Record<string, string>>
+}
+
+/** Parses the type syntax of a ColumnSpec into our DataType model. */
+export function parseType(text: string, nullable = true): DataType {
+  const m = /^([A-Z_]+)(?:\((\d+)(?:,\s*(\d+))?\))?$/.exec(text.trim().toUpperCase())
+  if (!m) throw new Error(`unsupported type syntax: ${text}`)
+  const [, root, a, b] = m
+  const n = a === undefined ? undefined : Number(a)
+  const t = typeOf(root, n, b === undefined ? undefined : Number(b))
+  return nullable ? t : notNull(t)
+}
+
+function typeOf(root: string, n: number | undefined, m: number | undefined): DataType {
+  switch (root) {
+    case 'BOOLEAN':
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'FLOAT':
+    case 'DOUBLE':
+    case 'STRING':
+    case 'BYTES':
+    case 'DATE':
+      return DataTypes[root]()
+    case 'CHAR':
+    case 'BINARY':
+      return DataTypes[root](n ?? 1)
+    case 'DECIMAL':
+      return DataTypes.DECIMAL(n ?? 10, m ?? 0)
+    case 'TIME':
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return DataTypes[root](n)
+    default:
+      throw new Error(`unsupported type: ${root}`)
+  }
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
+
+/** `NaN`, or `0x` + the IEEE-754 bits of `v` as FLOAT (8 hex digits) or DOUBLE (16). */
+export function floatText(v: number, double: boolean): string {
+  if (Number.isNaN(v)) return 'NaN'
+  const view = new DataView(new ArrayBuffer(8))
+  if (double) {
+    view.setFloat64(0, v)
+    return `0x${view.getBigUint64(0).toString(16).padStart(16, '0')}`
+  }
+  view.setFloat32(0, v)
+  return `0x${view.getUint32(0).toString(16).padStart(8, '0')}`
+}
+
+function floatFromBits(s: string, double: boolean): number {
+  if (s === 'NaN') return Number.NaN
+  const view = new DataView(new ArrayBuffer(8))
+  if (double) {
+    view.setBigUint64(0, BigInt(s))
+    return view.getFloat64(0)
+  }
+  view.setUint32(0, Number(BigInt(s)))
+  return view.getFloat32(0)
+}
+
+/** Plain decimal text of `unscaled × 10^-scale` with exactly `scale` fraction digits. */
+export function decimalText(unscaled: bigint, scale: number): string {
+  return new Decimal(unscaled, scale).toString()
+}
+
+function rescale(d: Decimal, scale: number): string {
+  if (d.scale === scale) return d.toString()
+  if (d.scale < scale) return decimalText(d.unscaled * 10n ** BigInt(scale - d.scale), scale)
+  return `${d.toString()} (scale ${d.scale}, expected ${scale})`
+}
+
+/** The canonical text of an SDK value of type `t`. */
+export function toCanonical(v: Value, t: DataType): Canonical {
+  if (v === null || v === undefined) return null
+  switch (t.type) {
+    case 'BOOLEAN':
+      return v ? 'true' : 'false'
+    case 'FLOAT':
+    case 'DOUBLE':
+      return floatText(v as number, t.type === 'DOUBLE')
+    case 'DECIMAL':
+      return rescale(v as Decimal, t.scale)
+    case 'BINARY':
+    case 'BYTES':
+      return hex(v as Uint8Array)
+    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
+    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
+      return (v as Timestamp).toNanos().toString()
+    case 'CHAR':
+    case 'STRING':
+      return v as string
+    default:
+      return String(v)
+  }
+}
+
+/** The SDK value of type `t` for a canonical text (the inverse of toCanonical). */
+export function fromCanonical(s: Canonical, t: DataType): Value {
+  if (s === null) return null
+  switch (t.type) {
+    case 'BOOLEAN':
+      return s === 'true'
+    case 'BIGINT':
+      return BigInt(s)
+    case 'FLOAT':
+    case 'DOUBLE':
+      return floatFromBits(s, t.type === 'DOUBLE')
+    case 'DECIMAL':
+      return Decimal.parse(s, t.scale)
+    case 'BINARY':
+    case 'BYTES':
+      return new Uint8Array(Buffer.from(s, 'hex'))
+    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
+    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
+      return Timestamp.fromNanos(BigInt(s))
+    case 'CHAR':
+    case 'STRING':
+      return s
+    default:
+      return Number(s)
+  }
+}

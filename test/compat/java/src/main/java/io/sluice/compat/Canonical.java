@@ -1,0 +1,143 @@
+package io.sluice.compat;
+
+import java.math.BigDecimal;
+
+import org.apache.fluss.row.BinaryString;
+import org.apache.fluss.row.Decimal;
+import org.apache.fluss.row.InternalRow;
+import org.apache.fluss.row.TimestampLtz;
+import org.apache.fluss.row.TimestampNtz;
+import org.apache.fluss.types.DataType;
+import org.apache.fluss.types.DataTypeChecks;
+import org.apache.fluss.types.RowType;
+
+/**
+ * Canonical text of values (the format of test/compat/canonical.ts): integers in decimal,
+ * floats as IEEE-754 bits, decimals in plain notation at the column scale, binary as hex, DATE as
+ * days, TIME as milliseconds of the day, timestamps as nanoseconds since the epoch.
+ */
+public final class Canonical {
+    private Canonical() {}
+
+    public static String floatText(float v) {
+        return Float.isNaN(v) ? "NaN" : String.format("0x%08x", Float.floatToRawIntBits(v));
+    }
+
+    public static String doubleText(double v) {
+        return Double.isNaN(v) ? "NaN" : String.format("0x%016x", Double.doubleToRawLongBits(v));
+    }
+
+    /** The canonical text of a Fluss internal value (as returned by InternalRow field getters). */
+    public static String of(Object v, DataType type) {
+        if (v == null) {
+            return null;
+        }
+        switch (type.getTypeRoot()) {
+            case FLOAT:
+                return floatText((Float) v);
+            case DOUBLE:
+                return doubleText((Double) v);
+            case DECIMAL:
+                return decimalText(((Decimal) v).toBigDecimal(), DataTypeChecks.getScale(type));
+            case BINARY:
+            case BYTES:
+                return hex((byte[]) v);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                TimestampNtz ntz = (TimestampNtz) v;
+                return Long.toString(ntz.getMillisecond() * 1_000_000L + ntz.getNanoOfMillisecond());
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                TimestampLtz ltz = (TimestampLtz) v;
+                return Long.toString(ltz.getEpochMillisecond() * 1_000_000L + ltz.getNanoOfMillisecond());
+            default:
+                return v.toString();
+        }
+    }
+
+    private static String decimalText(BigDecimal d, int scale) {
+        try {
+            return d.setScale(scale).toPlainString();
+        } catch (ArithmeticException e) {
+            return d.toPlainString() + " (scale " + d.scale() + ", expected " + scale + ")";
+        }
+    }
+
+    /** The Fluss internal value of a canonical text (the inverse of {@link #of}). */
+    public static Object parse(String s, DataType type) {
+        if (s == null) {
+            return null;
+        }
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return Boolean.parseBoolean(s);
+            case TINYINT:
+                return Byte.parseByte(s);
+            case SMALLINT:
+                return Short.parseShort(s);
+            case INTEGER:
+            case DATE:
+            case TIME_WITHOUT_TIME_ZONE:
+                return Integer.parseInt(s);
+            case BIGINT:
+                return Long.parseLong(s);
+            case FLOAT:
+                return s.equals("NaN") ? Float.NaN : Float.intBitsToFloat(Integer.parseUnsignedInt(s.substring(2), 16));
+            case DOUBLE:
+                return s.equals("NaN") ? Double.NaN : Double.longBitsToDouble(Long.parseUnsignedLong(s.substring(2), 16));
+            case DECIMAL:
+                return Decimal.fromBigDecimal(
+                        new BigDecimal(s), DataTypeChecks.getPrecision(type), DataTypeChecks.getScale(type));
+            case CHAR:
+            case STRING:
+                return BinaryString.fromString(s);
+            case BINARY:
+            case BYTES:
+                return unhex(s);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                long n = Long.parseLong(s);
+                return TimestampNtz.fromMillis(Math.floorDiv(n, 1_000_000L), (int) Math.floorMod(n, 1_000_000L));
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                long l = Long.parseLong(s);
+                return TimestampLtz.fromEpochMillis(Math.floorDiv(l, 1_000_000L), (int) Math.floorMod(l, 1_000_000L));
+            default:
+                throw new IllegalArgumentException("unsupported type " + type);
+        }
+    }
+
+    /** Reads canonical texts of all fields of rows of one type. */
+    public static final class RowReader {
+        private final DataType[] types;
+        private final InternalRow.FieldGetter[] getters;
+
+        public RowReader(RowType type) {
+            types = type.getChildren().toArray(new DataType[0]);
+            getters = new InternalRow.FieldGetter[types.length];
+            for (int i = 0; i < types.length; i++) {
+                getters[i] = InternalRow.createFieldGetter(types[i], i);
+            }
+        }
+
+        public String[] read(InternalRow row) {
+            String[] out = new String[types.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = row.isNullAt(i) ? null : of(getters[i].getFieldOrNull(row), types[i]);
+            }
+            return out;
+        }
+    }
+
+    static String hex(byte[] bytes) {
+        StringBuilder out = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) {
+            out.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+        }
+        return out.toString();
+    }
+
+    static byte[] unhex(String s) {
+        byte[] out = new byte[s.length() / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+        }
+        return out;
+    }
+}
