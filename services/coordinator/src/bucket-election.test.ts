@@ -1,6 +1,11 @@
 import { initialLeaderAndIsr } from '@sluice/core/catalog'
 import { describe, expect, it } from 'vitest'
-import { afterReplicaLoss, afterServersReturn, electLeader } from './bucket-election.js'
+import {
+  afterControlledShutdown,
+  afterReplicaLoss,
+  afterServersReturn,
+  electLeader,
+} from './bucket-election.js'
 
 const bucket = initialLeaderAndIsr([1, 2, 3], 1)
 
@@ -50,5 +55,23 @@ describe('bucket leader election', () => {
       coordinatorEpoch: 6,
     })
     expect(afterServersReturn(bucket, new Set([1]), 6)).toBeUndefined()
+  })
+
+  it('moves a shutting-down leader to the next eligible in-sync replica and takes it out of the ISR', () => {
+    expect(afterControlledShutdown(bucket, 1, new Set([2, 3]), 7)).toMatchObject({
+      leader: 2,
+      isr: [2, 3],
+      leaderEpoch: 1,
+      bucketEpoch: 1,
+      coordinatorEpoch: 7,
+    })
+    // A follower only leaves the ISR; with no other in-sync replica a leader stays (reported back).
+    expect(afterControlledShutdown(bucket, 3, new Set([1, 2]), 7)).toMatchObject({
+      leader: 1,
+      isr: [1, 2],
+      leaderEpoch: 0,
+    })
+    expect(afterControlledShutdown({ ...bucket, isr: [1] }, 1, new Set([2, 3]), 7)).toBeUndefined()
+    expect(afterControlledShutdown({ ...bucket, isr: [1, 3] }, 2, new Set([1, 3]), 7)).toBeUndefined()
   })
 })

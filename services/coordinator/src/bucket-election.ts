@@ -44,3 +44,26 @@ export function afterServersReturn(
   if (leader === null) return undefined
   return withNewLeader(l, leader, l.isr, coordinatorEpoch)
 }
+
+/**
+ * A server asked for a controlled shutdown (Fluss's ControlledShutdownLeaderElection plus the
+ * OfflineReplica transition). Where it leads, the first live in-sync replica in assignment order
+ * that is not shutting down takes over (both epochs move on); none: the bucket stays led by it for
+ * now (it is reported back as remaining). It also leaves the ISR, unless it is the last member.
+ * Undefined when the bucket is unaffected.
+ */
+export function afterControlledShutdown(
+  l: LeaderAndIsr,
+  shuttingDown: number,
+  eligible: ReadonlySet<number>,
+  coordinatorEpoch: number,
+): LeaderAndIsr | undefined {
+  const isr =
+    l.isr.includes(shuttingDown) && l.isr.length > 1 ? l.isr.filter(id => id !== shuttingDown) : l.isr
+  if (l.leader === shuttingDown) {
+    const others = new Set([...eligible].filter(id => id !== shuttingDown))
+    const leader = electLeader(l, others)
+    return leader === null ? undefined : withNewLeader(l, leader, isr, coordinatorEpoch)
+  }
+  return isr === l.isr ? undefined : withNewIsr(l, isr, coordinatorEpoch)
+}

@@ -3,6 +3,7 @@ import type { Configuration } from '@sluice/core/config'
 import { MemoryMetaStore, type MetaStore } from '@sluice/core/metastore'
 import { ServerConnection } from '@sluice/core/rpc'
 import { CoordinatorServer } from './coordinator-server.js'
+import type { ServerProbe } from './server-probe.js'
 import { FakeTabletServer, TestingTime, testCoordinatorConfig } from './testing.js'
 
 /** Tablet server leases in tests last this long unless renewed. */
@@ -13,12 +14,18 @@ export const TEST_SERVER_LEASE_MS = 60_000
  * party, fake tablet servers with leases, and coordinators started on demand.
  */
 export class TestingCluster {
-  readonly store: MetaStore = new MemoryMetaStore()
+  readonly store: MetaStore
   readonly time = new TestingTime()
-  readonly catalog = new Catalog(this.store, { nowMs: () => this.time.nowMs() })
+  readonly catalog: Catalog
   readonly servers = new Map<number, FakeTabletServer>()
   readonly #coordinators: CoordinatorServer[] = []
   readonly #connections: ServerConnection[] = []
+
+  /** `store`: the metadata store of every party (default a fresh MemoryMetaStore). */
+  constructor(options: { store?: MetaStore } = {}) {
+    this.store = options.store ?? new MemoryMetaStore()
+    this.catalog = new Catalog(this.store, { nowMs: () => this.time.nowMs() })
+  }
 
   async addTabletServers(racks: (string | null)[]): Promise<FakeTabletServer[]> {
     const added: FakeTabletServer[] = []
@@ -44,7 +51,7 @@ export class TestingCluster {
    */
   async startCoordinator(
     id: string,
-    options: { config?: Configuration; store?: MetaStore; time?: TestingTime } = {},
+    options: { config?: Configuration; store?: MetaStore; time?: TestingTime; probe?: ServerProbe } = {},
   ): Promise<CoordinatorServer> {
     const time = options.time ?? this.time
     const coordinator = new CoordinatorServer({
@@ -54,6 +61,8 @@ export class TestingCluster {
       timer: time,
       coordinatorId: id,
       assignment: { startIndex: 0, replicaShift: 0 },
+      // Leases alone decide membership unless a test asks for a probe.
+      probe: options.probe ?? null,
     })
     await coordinator.start()
     this.#coordinators.push(coordinator)

@@ -1,4 +1,4 @@
-import { type Catalog, mapBounded, type TableRecord } from '@sluice/core/catalog'
+import { type BucketRecord, type Catalog, mapBounded, type TableRecord } from '@sluice/core/catalog'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 import type { ConnectionPool } from '@sluice/core/rpc'
@@ -11,6 +11,7 @@ import { PartitionDdlService } from './partition-ddl-service.js'
 import { ReplicaCleanup } from './replica-cleanup.js'
 import { ReplicaLeadership } from './replica-leadership.js'
 import { ReplicaNotifier } from './replica-notifier.js'
+import type { ServerProbe } from './server-probe.js'
 import { type DdlSettings, TableDdlService } from './table-ddl-service.js'
 
 export interface CoordinatorControllerOptions {
@@ -31,6 +32,8 @@ export interface CoordinatorControllerOptions {
   /** Called when a write was fenced by a newer coordinator. */
   readonly onFenced: (reason: string) => void
   readonly assignment?: AssignmentOptions
+  /** Finds dead tablet servers before their leases run out (see TabletServerMembership). */
+  readonly probe?: ServerProbe
 }
 
 /**
@@ -56,7 +59,10 @@ export class CoordinatorController {
     this.#options = options
     const { catalog, logger, concurrency } = options
     this.catalog = catalog
-    this.membership = new TabletServerMembership(catalog)
+    this.membership = new TabletServerMembership(catalog, {
+      ...(options.probe === undefined ? {} : { probe: options.probe }),
+      concurrency,
+    })
     this.notifier = new ReplicaNotifier({
       ...options.notify,
       pool: options.pool,
@@ -143,7 +149,14 @@ export class CoordinatorController {
     this.#epoch = undefined
     this.context.clear()
     this.membership.reset()
+    this.leadership.reset()
     this.notifier.clear()
+  }
+
+  /** CONTROLLED_SHUTDOWN: moves the server's leaderships away; returns the buckets it still leads. */
+  async controlledShutdown(serverId: number): Promise<BucketRecord[]> {
+    this.requireEpoch()
+    return this.leadership.controlledShutdown(serverId)
   }
 
   async pollMembership(): Promise<void> {

@@ -2,6 +2,7 @@ import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { TEST_SERVER_LEASE_MS, TestingCluster } from './cluster-testing.js'
 import type { CoordinatorServer } from './coordinator-server.js'
+import { tcpProbe } from './server-probe.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer
@@ -145,5 +146,38 @@ describe('membership', () => {
     await coordinator.settle()
     expect(cluster.server(1).latest().get('0:-:0')?.leader).toBe(1)
     expect(coordinator.controller.notifier.pending(1).leaderAndIsr).toBe(0)
+  })
+
+  it('treats a server whose listener refuses connections as dead before its lease runs out', async () => {
+    await coordinator.stop()
+    const probing = await cluster.startCoordinator('c2', { probe: tcpProbe(1000) })
+    await cluster.advance(20_000)
+    await probing.electionTick()
+    await probing.settle()
+    const toProbing = await cluster.connect(probing)
+    await toProbing.request('CREATE_TABLE', {
+      tablePath: { databaseName: 'db', tableName: 't' },
+      tableJson: Buffer.from(
+        JSON.stringify({
+          version: 1,
+          schema: { version: 1, columns: [{ name: 'id', data_type: { type: 'INTEGER' } }] },
+          bucket_key: [],
+          bucket_count: 1,
+          properties: { 'table.replication.factor': '3' },
+          custom_properties: {},
+        }),
+      ),
+      ignoreIfExists: false,
+    })
+    await probing.settle()
+    expect((await state(0))?.leader).toBe(1)
+    // Server 1's process is gone (its port refuses connections); its lease is still valid.
+    await cluster.server(1).close()
+    await probing.pollMembership()
+    await probing.settle()
+    expect(await state(0)).toMatchObject({ leader: 2, leaderEpoch: 1, isr: [2, 3] })
+    expect(probing.controller.membership.liveIds()).toEqual(new Set([2, 3]))
+    // A paused process still accepts connections: only its lease decides.
+    expect(await tcpProbe(1000)('127.0.0.1', cluster.server(2).port)).toBe('alive')
   })
 })

@@ -1,19 +1,24 @@
 import { randomUUID } from 'node:crypto'
-import { Catalog, type Endpoint, listenersToString, parseListeners } from '@sluice/core/catalog'
+import { Catalog, type Endpoint, listenersToString, parseListeners, tableInfoOf } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
   AUTHORIZER_ENABLED,
+  AUTO_PARTITION_CHECK_INTERVAL,
   BIND_LISTENERS,
   CLIENT_CONNECT_TIMEOUT,
   CLIENT_REQUEST_TIMEOUT,
   type Configuration,
   INTERNAL_LISTENER_NAME,
   SLUICE_COORDINATOR_LEASE_DURATION,
+  SLUICE_COORDINATOR_MAX_QUEUED_EVENTS,
 } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
+import type { TablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { ConnectionPool, RpcServer } from '@sluice/core/rpc'
 import type { AssignmentOptions } from './assignment.js'
+import { AutoPartitionManager } from './auto-partition/index.js'
+import { autoPartitionOps } from './auto-partition-ops.js'
 import {
   type Clock,
   type CoordinatorLogger,
@@ -24,11 +29,11 @@ import {
 } from './clock.js'
 import { controllerSettings, loopIntervals, rpcServerOptions } from './coordinator-config.js'
 import { CoordinatorController } from './coordinator-controller.js'
-import { SLUICE_COORDINATOR_MAX_QUEUED_EVENTS } from '@sluice/core/config'
 import { coordinatorHandlers } from './coordinator-service.js'
 import { CoordinatorLeaderElection } from './leader-election.js'
 import { PeriodicTask } from './periodic-task.js'
 import { SerialExecutor } from './serial-executor.js'
+import { type ServerProbe, tcpProbe } from './server-probe.js'
 
 export interface CoordinatorServerDeps {
   readonly config: Configuration
@@ -40,6 +45,11 @@ export interface CoordinatorServerDeps {
   readonly coordinatorId?: string
   /** Fixed replica placement for tests (default: random start and shift, as Fluss). */
   readonly assignment?: AssignmentOptions
+  /**
+   * How dead tablet servers are found before their leases run out: default a TCP connect to each
+   * server's listener at every membership poll (a refused connection = dead); null: leases only.
+   */
+  readonly probe?: ServerProbe | null
 }
 
 /** `bind.listeners` when unset: Fluss's coordinator port on the loopback interface. */
@@ -55,6 +65,8 @@ export class CoordinatorServer {
   readonly catalog: Catalog
   readonly controller: CoordinatorController
   readonly election: CoordinatorLeaderElection
+  /** Creates and drops time partitions while this coordinator is active. */
+  readonly autoPartitions: AutoPartitionManager
   readonly #config: Configuration
   readonly #logger: CoordinatorLogger
   readonly #pool: ConnectionPool
@@ -93,7 +105,7 @@ export class CoordinatorServer {
       candidate: () => this.#candidate(),
       listener: {
         onActive: lease => this.#onActive(lease.coordinatorEpoch),
-        onStandby: () => this.controller.deactivate(),
+        onStandby: () => this.#onStandby(),
       },
     })
     this.controller = new CoordinatorController({
@@ -104,6 +116,20 @@ export class CoordinatorServer {
       logger,
       onFenced: reason => this.election.stepDown(reason),
       ...(deps.assignment === undefined ? {} : { assignment: deps.assignment }),
+      ...(deps.probe === null ? {} : { probe: deps.probe ?? tcpProbe(config.get(CLIENT_CONNECT_TIMEOUT)) }),
+    })
+    const ops = autoPartitionOps(this)
+    this.autoPartitions = new AutoPartitionManager({
+      tables: ops,
+      partitions: ops,
+      checkIntervalMs: config.get(AUTO_PARTITION_CHECK_INTERVAL),
+      clock,
+      timer,
+      logger: {
+        info: logger.info.bind(logger),
+        warn: logger.warn.bind(logger),
+        error: logger.warn.bind(logger),
+      },
     })
     const intervals = loopIntervals(config)
     const loop = (name: string, intervalMs: number, run: () => Promise<void>) =>
@@ -143,7 +169,9 @@ export class CoordinatorServer {
       this.#config.getOptional(BIND_LISTENERS) ?? DEFAULT_COORDINATOR_LISTENERS,
       BIND_LISTENERS.key,
     )
-    const handlers = coordinatorHandlers(this.catalog, this.controller, op => this.runDdl(op))
+    const handlers = coordinatorHandlers(this.catalog, this.controller, op => this.runDdl(op), {
+      onTableChanged: path => this.#checkAutoPartitions(path),
+    })
     const bound: Endpoint[] = []
     for (const listener of bind) {
       const server = new RpcServer(rpcServerOptions(this.#config, listener, this.#logger)).registerAll(
@@ -168,6 +196,7 @@ export class CoordinatorServer {
       .release()
       .catch(e => this.#logger.warn('releasing the coordinator lease failed', { error: String(e) }))
     this.controller.deactivate()
+    await this.autoPartitions.stop()
     await this.#executor.close()
     await Promise.all(this.#servers.map(s => s.close()))
     await this.controller.cleanup.idle()
@@ -208,6 +237,9 @@ export class CoordinatorServer {
     this.#activation = this.#executor
       .run(() => this.controller.activate(coordinatorEpoch))
       .then(() => this.#executor.run(() => this.controller.repairOrphans()))
+      .then(() => {
+        if (this.isActive) this.autoPartitions.start()
+      })
       .then(() =>
         this.#logger.info('coordinator activated', {
           coordinatorId: this.id,
@@ -219,6 +251,25 @@ export class CoordinatorServer {
         this.#logger.warn('coordinator activation failed; giving the lease up', { error: String(e) })
         return this.election.release().catch(() => undefined)
       })
+  }
+
+  #onStandby(): void {
+    this.controller.deactivate()
+    this.autoPartitions
+      .stop()
+      .catch(e => this.#logger.warn('stopping auto partitioning failed', { error: String(e) }))
+  }
+
+  /** After CREATE TABLE or ALTER TABLE: an auto-partitioned table gets its partitions now. */
+  async #checkAutoPartitions(path: TablePath): Promise<void> {
+    try {
+      const table = await this.catalog.getTable(path)
+      if (table === undefined || !this.isActive) return
+      const info = tableInfoOf(table)
+      if (info.isAutoPartitioned) await this.autoPartitions.checkTable(info)
+    } catch (e) {
+      this.#logger.warn('auto partitioning after DDL failed', { error: String(e) })
+    }
   }
 
   #whenActive(task: () => Promise<void>): Promise<void> {

@@ -1,6 +1,6 @@
 import { type Catalog, readOnlyAdminHandlers, toTablePath } from '@sluice/core/catalog'
 import { FlussError } from '@sluice/core/errors'
-import { tablePathToString, validateTablePath } from '@sluice/core/metadata'
+import { type TablePath, tablePathToString, validateTablePath } from '@sluice/core/metadata'
 import type { Handlers } from '@sluice/core/rpc'
 import { alteredDescriptor } from './alter-table.js'
 import type { CoordinatorController } from './coordinator-controller.js'
@@ -15,6 +15,14 @@ export type DdlApi =
   | 'CREATE_PARTITION'
   | 'DROP_PARTITION'
 
+/** Called after DDL that may change a table's auto-partitioning (CREATE TABLE, ALTER TABLE). */
+export interface CoordinatorServiceHooks {
+  readonly onTableChanged?: (path: TablePath) => Promise<void>
+}
+
+/** Tablet server to coordinator APIs this coordinator serves. */
+export type ServerApi = 'CONTROLLED_SHUTDOWN'
+
 /** Runs one DDL operation on the coordinator's serial executor, only while it is active. */
 export type DdlRunner = <T>(operation: () => Promise<T>) => Promise<T>
 
@@ -28,10 +36,21 @@ export function coordinatorHandlers(
   catalog: Catalog,
   controller: CoordinatorController,
   ddl: DdlRunner,
-): Handlers<DdlApi> & ReturnType<typeof readOnlyAdminHandlers> {
+  hooks: CoordinatorServiceHooks = {},
+): Handlers<DdlApi | ServerApi> & ReturnType<typeof readOnlyAdminHandlers> {
   const { tables, partitions } = controller
   return {
     ...readOnlyAdminHandlers(catalog),
+    CONTROLLED_SHUTDOWN: async req => {
+      const remaining = await ddl(() => controller.controlledShutdown(req.tabletServerId))
+      return {
+        remainingLeaderBuckets: remaining.map(b => ({
+          tableId: b.ref.tableId,
+          partitionId: b.ref.partitionId,
+          bucketId: b.ref.bucket,
+        })),
+      }
+    },
     CREATE_DATABASE: req =>
       ddl(async () => {
         await tables.createDatabase(req.databaseName, req.databaseJson, req.ignoreIfExists)
@@ -42,29 +61,33 @@ export function coordinatorHandlers(
         await tables.dropDatabase(req.databaseName, req.ignoreIfNotExists, req.cascade)
         return {}
       }),
-    CREATE_TABLE: req =>
-      ddl(async () => {
-        await tables.createTable(toTablePath(req.tablePath), req.tableJson, req.ignoreIfExists)
-        return {}
-      }),
+    CREATE_TABLE: async req => {
+      const path = toTablePath(req.tablePath)
+      await ddl(() => tables.createTable(path, req.tableJson, req.ignoreIfExists))
+      await hooks.onTableChanged?.(path)
+      return {}
+    },
     DROP_TABLE: req =>
       ddl(async () => {
         await tables.dropTable(toTablePath(req.tablePath), req.ignoreIfNotExists)
         return {}
       }),
-    ALTER_TABLE: req =>
-      ddl(async () => {
-        const path = toTablePath(req.tablePath)
+    ALTER_TABLE: async req => {
+      const path = toTablePath(req.tablePath)
+      const altered = await ddl(async () => {
         validateTablePath(path)
         const table = await catalog.getTable(path)
         if (table === undefined) {
-          if (req.ignoreIfNotExists) return {}
+          if (req.ignoreIfNotExists) return false
           throw new FlussError('TABLE_NOT_EXIST', `Table '${tablePathToString(path)}' does not exist.`)
         }
         const next = alteredDescriptor(table, req, controller.tables.settings.maxBucketNum)
         if (next !== undefined) await tables.storeDescriptor(table, next)
-        return {}
-      }),
+        return next !== undefined
+      })
+      if (altered) await hooks.onTableChanged?.(path)
+      return {}
+    },
     CREATE_PARTITION: req =>
       ddl(async () => {
         // The release names this flag "ignore_if_not_exists"; it means "ignore if it exists".

@@ -1,5 +1,22 @@
 export * from './alter-table.js'
 export * from './assignment.js'
+// The auto-partition module has its own Clock/Timer/TimerHandle/SYSTEM_TIMER (structurally the
+// same as ./clock.js); they are reachable as '@sluice/coordinator/auto-partition'.
+export {
+  type AutoPartitionLogger,
+  AutoPartitionManager,
+  type AutoPartitionManagerOptions,
+  type AutoPartitionPlan,
+  type AutoPartitionSettings,
+  type AutoPartitionTableSource,
+  applyAutoPartitionPlan,
+  autoPartitionSettings,
+  type PartitionFailure,
+  type PartitionOps,
+  planAutoPartitions,
+  SILENT_AUTO_PARTITION_LOGGER,
+  type TableCheckResult,
+} from './auto-partition/index.js'
 export * from './auto-partition-ops.js'
 export * from './bucket-election.js'
 export * from './clock.js'
@@ -17,4 +34,5 @@ export * from './replica-cleanup.js'
 export * from './replica-leadership.js'
 export * from './replica-notifier.js'
 export * from './serial-executor.js'
+export * from './server-probe.js'
 export * from './table-ddl-service.js'

@@ -1,4 +1,5 @@
-import type { Catalog, TabletServerLeaseRecord } from '@sluice/core/catalog'
+import { type Catalog, mapBounded, type TabletServerLeaseRecord } from '@sluice/core/catalog'
+import type { ServerProbe } from './server-probe.js'
 
 export interface MembershipChange {
   /** Servers that came up: new ids, returning ids, and restarts (a new incarnation). */
@@ -7,24 +8,41 @@ export interface MembershipChange {
   readonly removed: readonly TabletServerLeaseRecord[]
 }
 
+export interface MembershipOptions {
+  /**
+   * Checks each server with a live lease at every poll: one whose listener refuses connections is
+   * treated as dead at once (until a new incarnation registers or it accepts connections again),
+   * instead of after its lease runs out.
+   */
+  readonly probe?: ServerProbe
+  /** Probes run at the same time. */
+  readonly concurrency?: number
+}
+
 /**
  * The live tablet servers as the coordinator last saw them, from the lease items. A server is live
- * while its lease has not expired by the coordinator's clock. `poll` reads the leases again and
- * reports the difference; a restart (same id, new incarnation) is a removal plus an addition, since
- * the restarted process has lost its in-memory replica state.
+ * while its lease has not expired by the coordinator's clock and (with a probe) its listener does
+ * not refuse connections. `poll` reads the leases again and reports the difference; a restart
+ * (same id, new incarnation) is a removal plus an addition, since the restarted process has lost
+ * its in-memory replica state.
  */
 export class TabletServerMembership {
   readonly #catalog: Catalog
+  readonly #options: MembershipOptions
   #live = new Map<number, TabletServerLeaseRecord>()
+  /** Servers found refusing connections, by id, with the incarnation that refused. */
+  readonly #refused = new Map<number, string>()
 
-  constructor(catalog: Catalog) {
+  constructor(catalog: Catalog, options: MembershipOptions = {}) {
     this.#catalog = catalog
+    this.#options = options
   }
 
   async poll(): Promise<MembershipChange> {
     const now = this.#catalog.nowMs()
-    const leases = await this.#catalog.listTabletServerLeases()
-    const next = new Map(leases.filter(l => l.leaseExpiresAtMs > now).map(l => [l.serverId, l]))
+    const leases = (await this.#catalog.listTabletServerLeases()).filter(l => l.leaseExpiresAtMs > now)
+    const reachable = await this.#probe(leases)
+    const next = new Map(reachable.map(l => [l.serverId, l]))
     const added: TabletServerLeaseRecord[] = []
     const removed: TabletServerLeaseRecord[] = []
     for (const [id, lease] of next) {
@@ -43,6 +61,7 @@ export class TabletServerMembership {
   /** Forgets every server (a standby keeps no view of the cluster). */
   reset(): void {
     this.#live = new Map()
+    this.#refused.clear()
   }
 
   live(): TabletServerLeaseRecord[] {
@@ -55,5 +74,18 @@ export class TabletServerMembership {
 
   get(serverId: number): TabletServerLeaseRecord | undefined {
     return this.#live.get(serverId)
+  }
+
+  /** The leases whose servers did not refuse a connection. */
+  async #probe(leases: TabletServerLeaseRecord[]): Promise<TabletServerLeaseRecord[]> {
+    const probe = this.#options.probe
+    if (probe === undefined) return leases
+    const results = await mapBounded(leases, this.#options.concurrency ?? 16, async lease => {
+      const result = await probe(lease.host, lease.port)
+      if (result === 'refused') this.#refused.set(lease.serverId, lease.incarnation)
+      else if (result === 'alive') this.#refused.delete(lease.serverId)
+      return this.#refused.get(lease.serverId) === lease.incarnation ? undefined : lease
+    })
+    return results.filter((l): l is TabletServerLeaseRecord => l !== undefined)
   }
 }

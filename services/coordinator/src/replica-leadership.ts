@@ -6,12 +6,13 @@ import {
   mapBounded,
   updateBucketAsCoordinator,
 } from '@sluice/core/catalog'
+import { FlussError } from '@sluice/core/errors'
 import type { BucketRef } from '@sluice/core/metastore'
-import { afterReplicaLoss, afterServersReturn } from './bucket-election.js'
+import { afterControlledShutdown, afterReplicaLoss, afterServersReturn } from './bucket-election.js'
 import type { CoordinatorLogger } from './clock.js'
 import type { CoordinatorContext } from './coordinator-context.js'
 import type { MembershipChange, TabletServerMembership } from './membership.js'
-import type { LeaderAndIsrNotice, ReplicaNotifier } from './replica-notifier.js'
+import type { LeaderAndIsrNotice, ReplicaNotifier, StopReplicaNotice } from './replica-notifier.js'
 
 export interface ReplicaLeadershipDeps {
   readonly catalog: Catalog
@@ -34,17 +35,39 @@ export class CoordinatorFencedError extends Error {}
  * - a dead server's buckets: it leaves their ISR (unless last), and where it led, the first live
  *   ISR member in assignment order is elected (none: no leader); live replicas are notified;
  * - a returning server: buckets without a live leader elect one if they can, and the server gets a
- *   NotifyLeaderAndIsr for every bucket it hosts, with the current state read from the catalog.
- * Every bucket write is conditioned on its version and fenced by coordinatorEpoch.
+ *   NotifyLeaderAndIsr for every bucket it hosts, with the current state read from the catalog;
+ * - a server shutting down (controlled shutdown): its leaderships move to other in-sync replicas,
+ *   it leaves the ISRs, its replicas are stopped, and it is never elected until it leaves.
+ * Every bucket write is conditioned on its version and fenced by coordinatorEpoch; the current
+ * state is read from the catalog first, so ISR changes written by bucket leaders are never lost.
  */
 export class ReplicaLeadership {
   readonly #deps: ReplicaLeadershipDeps
+  /** Servers in controlled shutdown: live, but never elected (Fluss's shuttingDownTabletServers). */
+  readonly #shuttingDown = new Set<number>()
 
   constructor(deps: ReplicaLeadershipDeps) {
     this.#deps = deps
   }
 
+  /** Live servers that may lead: not shutting down. */
+  eligibleIds(): Set<number> {
+    const live = this.#deps.membership.liveIds()
+    for (const id of this.#shuttingDown) live.delete(id)
+    return live
+  }
+
+  /** Forgets the servers in controlled shutdown (a standby keeps no view). */
+  reset(): void {
+    this.#shuttingDown.clear()
+  }
+
+  get shuttingDown(): ReadonlySet<number> {
+    return this.#shuttingDown
+  }
+
   async onMembershipChange(change: MembershipChange): Promise<void> {
+    for (const lost of change.removed) this.#shuttingDown.delete(lost.serverId)
     for (const lost of change.removed) {
       this.#deps.notifier.serverRemoved(lost.serverId)
       this.#deps.logger.info('tablet server left', { serverId: lost.serverId, incarnation: lost.incarnation })
@@ -59,7 +82,7 @@ export class ReplicaLeadership {
 
   /** After activation: no bucket keeps a leader that is not live, and every live server is told its buckets. */
   async reconcile(): Promise<void> {
-    const live = this.#deps.membership.liveIds()
+    const live = this.eligibleIds()
     const epoch = this.#deps.coordinatorEpoch()
     const orphaned = this.#deps.context
       .buckets()
@@ -74,7 +97,7 @@ export class ReplicaLeadership {
 
   /** Elects leaders for buckets whose leader is missing or not live, where a live ISR member exists. */
   async electLeaderless(): Promise<void> {
-    const live = this.#deps.membership.liveIds()
+    const live = this.eligibleIds()
     const epoch = this.#deps.coordinatorEpoch()
     const candidates = this.#deps.context
       .buckets()
@@ -122,14 +145,46 @@ export class ReplicaLeadership {
     for (const [serverId, notices] of byServer) notifier.notifyLeaderAndIsr(serverId, notices)
   }
 
-  /** Queues the bucket's state for each of its live replicas. */
+  /** Queues the bucket's state for each of its live replicas (not for servers shutting down: they are stopped). */
   notifyReplicas(bucket: BucketRecord): void {
     const notice = this.notice(bucket)
     if (notice === undefined) return
     const live = this.#deps.membership.liveIds()
     for (const serverId of bucket.leaderAndIsr.replicas) {
-      if (live.has(serverId)) this.#deps.notifier.notifyLeaderAndIsr(serverId, [notice])
+      if (live.has(serverId) && !this.#shuttingDown.has(serverId))
+        this.#deps.notifier.notifyLeaderAndIsr(serverId, [notice])
     }
+  }
+
+  /**
+   * CONTROLLED_SHUTDOWN of a live server: it may no longer be elected; where it leads, another
+   * in-sync replica takes over; it leaves every ISR (unless last); the replicas it no longer leads
+   * are stopped on it (kept on disk), so it neither serves nor fetches them. Returns the buckets it
+   * still leads (no other in-sync replica could take over): the server asks again.
+   */
+  async controlledShutdown(serverId: number): Promise<BucketRecord[]> {
+    if (this.#deps.membership.get(serverId) === undefined) {
+      throw new FlussError('SERVER_NOT_EXIST_EXCEPTION', `tablet server ${serverId} is not available`)
+    }
+    this.#shuttingDown.add(serverId)
+    this.#deps.logger.info('tablet server shutting down', { serverId })
+    const eligible = this.eligibleIds()
+    const epoch = this.#deps.coordinatorEpoch()
+    await mapBounded(this.#deps.context.bucketsOnServer(serverId), this.#deps.concurrency, b =>
+      this.#update(b.ref, l => afterControlledShutdown(l, serverId, eligible, epoch)),
+    )
+    const remaining: BucketRecord[] = []
+    const stops: StopReplicaNotice[] = []
+    for (const b of this.#deps.context.bucketsOnServer(serverId)) {
+      if (b.leaderAndIsr.leader === serverId) remaining.push(b)
+      else stops.push({ ref: b.ref, leaderEpoch: b.leaderAndIsr.leaderEpoch, delete: false })
+    }
+    if (stops.length > 0) {
+      this.#deps.notifier
+        .stopReplicas(serverId, stops)
+        .catch(e => this.#deps.logger.warn('stopping replicas failed', { serverId, error: String(e) }))
+    }
+    return remaining
   }
 
   notice(bucket: BucketRecord): LeaderAndIsrNotice | undefined {
@@ -140,7 +195,7 @@ export class ReplicaLeadership {
   }
 
   async #onServerLost(serverId: number): Promise<void> {
-    const live = this.#deps.membership.liveIds()
+    const live = this.eligibleIds()
     const epoch = this.#deps.coordinatorEpoch()
     const hosted = this.#deps.context.bucketsOnServer(serverId)
     await mapBounded(hosted, this.#deps.concurrency, b =>

@@ -10,7 +10,10 @@ import {
 import { FlussError } from '@sluice/core/errors'
 import type { Schema, TableInfo } from '@sluice/core/metadata'
 import { allocateId, COUNTERS, type MetaStore, serverKey } from '@sluice/core/metastore'
+import type { AdjustIsrResult, IsrProposal } from '../replica/replica-types.js'
+import { adjustIsrInCatalog } from './adjust-isr.js'
 import type {
+  CoordinatorAddress,
   ServerEndpoint,
   TabletCatalog,
   TabletServerLease,
@@ -104,6 +107,21 @@ export class CatalogTabletCatalog implements TabletCatalog {
 
   allocateWriterId(): Promise<number> {
     return allocateId(this.store, COUNTERS.writerId)
+  }
+
+  adjustIsr(proposal: IsrProposal): Promise<AdjustIsrResult> {
+    return adjustIsrInCatalog(this.catalog, proposal)
+  }
+
+  async getActiveCoordinator(): Promise<CoordinatorAddress | undefined> {
+    const lease = await this.catalog.activeCoordinator()
+    if (lease === undefined) return undefined
+    const internal = lease.listeners.find(e => e.listenerName === this.internalListenerName)
+    return {
+      host: internal?.host ?? lease.host,
+      port: internal?.port ?? lease.port,
+      coordinatorEpoch: lease.coordinatorEpoch,
+    }
   }
 
   #internalEndpoint(endpoints: readonly ServerEndpoint[]): ServerEndpoint {

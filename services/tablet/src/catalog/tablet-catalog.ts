@@ -1,4 +1,5 @@
 import type { Schema, TableInfo } from '@sluice/core/metadata'
+import type { AdjustIsrResult, IsrProposal } from '../replica/replica-types.js'
 
 /** One address a tablet server listens on (a `bind.listeners` / `advertised.listeners` entry). */
 export interface ServerEndpoint {
@@ -23,11 +24,19 @@ export interface TabletServerLease {
   readonly expiresAtMs: number
 }
 
+/** Where the active coordinator listens (from its lease). */
+export interface CoordinatorAddress {
+  readonly host: string
+  readonly port: number
+  readonly coordinatorEpoch: number
+}
+
 /**
  * What a tablet server needs from the control plane (the MetaStore behind the catalog). None of it
  * is called on the produce or fetch paths: table info is loaded when a replica is created, schemas
- * when a batch of an unseen schema id is projected, writer ids on INIT_WRITER, and the lease by the
- * heartbeat.
+ * when a batch of an unseen schema id is projected, writer ids on INIT_WRITER, the lease by the
+ * heartbeat, ISR changes when a leader's ISR shrinks or grows, and the coordinator's address at
+ * controlled shutdown.
  */
 export interface TabletCatalog {
   /**
@@ -53,4 +62,12 @@ export interface TabletCatalog {
   getSchema(tableId: number, schemaId: number): Promise<Schema>
   /** A cluster-unique idempotent writer id (Fluss's `initWriterId`). */
   allocateWriterId(): Promise<number>
+  /**
+   * A bucket leader's ISR change, written conditioned on the stored leader, leader epoch and
+   * version (re-read and retried when only the version moved). UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
+   * when the bucket is gone.
+   */
+  adjustIsr(proposal: IsrProposal): Promise<AdjustIsrResult>
+  /** The active coordinator, or undefined while none holds a live lease. */
+  getActiveCoordinator(): Promise<CoordinatorAddress | undefined>
 }

@@ -2,20 +2,20 @@ import type { Configuration } from '@sluice/core/config'
 import {
   LOG_INDEX_FILE_SIZE,
   LOG_INDEX_INTERVAL_SIZE,
+  LOG_REPLICA_FETCH_BACKOFF_INTERVAL,
   LOG_REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL,
+  LOG_REPLICA_MAX_LAG_TIME,
   LOG_REPLICA_MIN_IN_SYNC_REPLICAS_NUMBER,
   LOG_SEGMENT_FILE_SIZE,
   SERVER_WRITER_ID_EXPIRATION_TIME,
+  SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS,
+  SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS,
 } from '@sluice/core/config'
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import type { TableBucket } from '@sluice/core/metadata'
 import { tableBucketKey, tableBucketToString } from '@sluice/core/metadata'
 import type { TabletCatalog } from '../catalog/tablet-catalog.js'
 import { type Clock, LogTablet, type LogTabletOptions, SerialExecutor } from '../log/index.js'
-import {
-  SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS,
-  SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS,
-} from '@sluice/core/config'
 import { appendRecordsToLog, type ProduceEntry } from './append-to-log.js'
 import type { DelayedFetchLog } from './delay/delayed-fetch-log.js'
 import { DelayedOperationManager } from './delay/delayed-operation-manager.js'
@@ -23,11 +23,14 @@ import type { DelayedWrite, WriteResultForBucket } from './delay/delayed-write.j
 import { fetchLogRecords } from './fetch-log-records.js'
 import type { FetchLogResultForBucket, FetchParams, FetchReqInfo } from './fetch-types.js'
 import type { ReplicaFetcherManager } from './fetcher/replica-fetcher-manager.js'
+import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { Replica } from './replica.js'
+import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
 import { logTabletDir } from './replica-paths.js'
 import { becomeLeaderOrFollower, stopReplicas } from './replica-state-changes.js'
 import type {
   BucketResult,
+  IsrWriter,
   ListOffsetsParam,
   NotifyLeaderAndIsrData,
   StopReplicaData,
@@ -44,6 +47,11 @@ export interface ReplicaManagerOptions {
   readonly metadataCache: TabletMetadataCache
   /** Builds the follower fetchers; it may call back into this manager for replicas. */
   readonly createFetcherManager: (manager: ReplicaManager) => ReplicaFetcherManager
+  /** Writes leaders' ISR changes; default: through `catalog.adjustIsr`. */
+  readonly isrWriter?: IsrWriter
+  /** Plug-ins to every replica's leadership (KV tablets, remote log). */
+  readonly hooks?: ReplicaHooks
+  readonly warn?: ReplicaWarn
 }
 
 /**
@@ -65,6 +73,7 @@ export class ReplicaManager {
   readonly #options: ReplicaManagerOptions
   readonly #replicas = new Map<string, Replica>()
   #coordinatorEpoch = 0
+  #isrExpiration: NodeJS.Timeout | undefined
 
   constructor(options: ReplicaManagerOptions) {
     this.#options = options
@@ -77,6 +86,28 @@ export class ReplicaManager {
     this.delayedFetches = new DelayedOperationManager('delayed fetches', maxDelayed)
     this.stateChanges = new SerialExecutor(maxDelayed, 'replica state changes')
     this.fetcherManager = options.createFetcherManager(this)
+  }
+
+  /**
+   * Starts the ISR expiration check: every half `log.replica.max-lag-time` each leader drops the
+   * followers that fell out of sync (a follower may lag up to 1.5 times the lag time, as in Fluss).
+   */
+  startup(): void {
+    if (this.#isrExpiration !== undefined) return
+    const intervalMs = Math.max(1, Math.floor(this.#options.config.get(LOG_REPLICA_MAX_LAG_TIME) / 2))
+    this.#isrExpiration = setInterval(() => this.maybeShrinkIsr(), intervalMs)
+    this.#isrExpiration.unref()
+  }
+
+  /** One ISR expiration check over every hosted replica. */
+  maybeShrinkIsr(): void {
+    for (const replica of this.#replicas.values()) {
+      try {
+        replica.maybeShrinkIsr()
+      } catch (e) {
+        this.#options.warn?.(`ISR check of ${replica.name} failed`, e)
+      }
+    }
   }
 
   get coordinatorEpoch(): number {
@@ -190,14 +221,27 @@ export class ReplicaManager {
     const tableInfo = await this.catalog.getTableInfo(data.tableBucket.tableId)
     const dir = logTabletDir(this.#options.dataDir, data.physicalTablePath, data.tableBucket)
     const logTablet = await LogTablet.open(dir, this.#logTabletOptions(tableBucketToString(data.tableBucket)))
+    const epochCache = await LeaderEpochCache.load(dir).catch(async e => {
+      await logTablet.close().catch(() => undefined)
+      throw e
+    })
+    // Entries past the log end (the log lost its tail in a crash) describe nothing.
+    epochCache.truncateFromEnd(logTablet.logEndOffset + 1)
+    const { config, clock, hooks, warn } = this.#options
     const replica = new Replica({
       localServerId: this.serverId,
       tableBucket: data.tableBucket,
       physicalTablePath: data.physicalTablePath,
       tableInfo,
       logTablet,
-      minInSyncReplicas: this.#options.config.get(LOG_REPLICA_MIN_IN_SYNC_REPLICAS_NUMBER),
-      clock: this.#options.clock,
+      epochCache,
+      minInSyncReplicas: config.get(LOG_REPLICA_MIN_IN_SYNC_REPLICAS_NUMBER),
+      maxLagMs: config.get(LOG_REPLICA_MAX_LAG_TIME),
+      isrWriter: this.#options.isrWriter ?? this.catalog,
+      isrRetryBackoffMs: config.get(LOG_REPLICA_FETCH_BACKOFF_INTERVAL),
+      clock,
+      ...(hooks === undefined ? {} : { hooks }),
+      ...(warn === undefined ? {} : { warn }),
       onChanged: bucket => this.completeDelayedOperations(bucket),
     })
     this.#replicas.set(tableBucketKey(data.tableBucket), replica)
@@ -211,6 +255,9 @@ export class ReplicaManager {
   /** Stops hosting a replica; its log is closed, or deleted with `deleteLocal`. */
   async removeReplica(replica: Replica, deleteLocal: boolean): Promise<void> {
     this.#replicas.delete(tableBucketKey(replica.tableBucket))
+    // Leadership hooks (and the epoch cache write) still running must not race the directory.
+    await replica.whenHooksSettled()
+    await replica.runFollowerTask(async () => undefined)
     if (deleteLocal) await replica.logTablet.drop()
     else await replica.logTablet.close()
     this.completeDelayedOperations(replica.tableBucket)
@@ -228,9 +275,12 @@ export class ReplicaManager {
    * its high-watermark checkpoint and writer snapshot).
    */
   async shutdown(): Promise<void> {
+    clearInterval(this.#isrExpiration)
+    this.#isrExpiration = undefined
     await this.fetcherManager.shutdown()
     await this.stateChanges.run(async () => {
       for (const replica of this.#replicas.values()) replica.resign()
+      for (const replica of this.#replicas.values()) await replica.whenHooksSettled()
       this.delayedWrites.completeAll()
       this.delayedFetches.completeAll()
       const errors: unknown[] = []

@@ -11,8 +11,9 @@ function failure(tableBucket: TableBucket, e: unknown): BucketResult {
 /**
  * NOTIFY_LEADER_AND_ISR (Fluss's `becomeLeaderOrFollower`): the coordinator epoch is checked for the
  * whole request; then each bucket's replica is created if needed, its leader epoch checked, and it
- * becomes leader or follower. Followers with a new leader epoch stop fetching, truncate to their
- * high watermark and fetch from the new leader. Results come in request order.
+ * becomes leader or follower. Followers with a new leader epoch stop fetching and are handed to the
+ * fetcher of the new leader, which first reconciles the log with the leader's (truncating where it
+ * diverges, see `leader-epoch-sync.ts`) and then fetches. Results come in request order.
  */
 export async function becomeLeaderOrFollower(
   manager: ReplicaManager,
@@ -39,20 +40,22 @@ export async function becomeLeaderOrFollower(
       results.set(d, failure(d.tableBucket, e))
     }
   }
-  makeLeaders(manager, leaders, results)
+  await makeLeaders(manager, leaders, results)
   await makeFollowers(manager, followers, results)
   await manager.fetcherManager.shutdownIdleFetchers()
   return data.map(d => results.get(d) ?? { tableBucket: d.tableBucket })
 }
 
-function makeLeaders(
+async function makeLeaders(
   manager: ReplicaManager,
   leaders: readonly [NotifyLeaderAndIsrData, Replica][],
   results: Map<NotifyLeaderAndIsrData, BucketResult>,
-): void {
+): Promise<void> {
   manager.fetcherManager.removeFetcherForBuckets(leaders.map(([d]) => d.tableBucket))
   for (const [d, replica] of leaders) {
     try {
+      // A fetched batch being appended finishes first: the new epoch starts after it.
+      await replica.runFollowerTask(async () => undefined)
       replica.makeLeader(d)
     } catch (e) {
       results.set(d, failure(d.tableBucket, e))
@@ -75,13 +78,13 @@ async function makeFollowers(
       results.set(d, failure(d.tableBucket, e))
     }
   }
-  // Stop fetching first, so that the truncation and the new fetch position are not raced.
+  // Stop fetching first: the new fetcher reconciles the log before it fetches from the new position.
   manager.fetcherManager.removeFetcherForBuckets(changed.map(r => r.tableBucket))
+  for (const replica of changed) manager.completeDelayedOperations(replica.tableBucket)
   const byLeader = new Map<number, TableBucket[]>()
   for (const replica of changed) {
     const d = followers.find(([, r]) => r === replica)?.[0]
     try {
-      await replica.logTablet.truncateTo(replica.logTablet.highWatermark)
       const leaderId = replica.leaderId
       if (leaderId === null)
         throw new FlussError('LEADER_NOT_AVAILABLE_EXCEPTION', `${replica.name} has no leader`)

@@ -2,19 +2,21 @@ import { FlussError } from '@sluice/core/errors'
 import type { PhysicalTablePath, TableBucket, TableInfo } from '@sluice/core/metadata'
 import { tableBucketToString } from '@sluice/core/metadata'
 import type { Clock, LogAppendInfo, LogReadResult, LogTablet } from '../log/index.js'
+import { batchesBelow } from './follower-read.js'
+import { HighWatermarkMover } from './high-watermark.js'
+import type { IsrState } from './isr-state.js'
+import type { LeaderEpochCache } from './leader-epoch-cache.js'
+import { LeadershipHooks } from './leadership-hooks.js'
+import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
+import { LeaderIsr } from './replica-isr.js'
+import { ReplicaIsrWrites } from './replica-isr-writes.js'
+import { leaderOffset } from './replica-offsets.js'
 import {
   FETCH_FROM_EARLIEST_OFFSET,
+  type IsrWriter,
   type ListOffsetsParam,
   type NotifyLeaderAndIsrData,
-  OffsetType,
 } from './replica-types.js'
-
-/** What a leader knows about one follower: the log end offset it last fetched from. */
-interface FollowerState {
-  /** -1 until the follower's first fetch. */
-  logEndOffset: number
-  lastFetchTimeMs: number
-}
 
 export interface ReplicaOptions {
   readonly localServerId: number
@@ -22,9 +24,19 @@ export interface ReplicaOptions {
   readonly physicalTablePath: PhysicalTablePath
   readonly tableInfo: TableInfo
   readonly logTablet: LogTablet
+  /** The bucket's leader epoch history (`leader-epoch-checkpoint` in the log directory). */
+  readonly epochCache: LeaderEpochCache
   /** `log.replica.min-in-sync-replicas-number`. */
   readonly minInSyncReplicas: number
+  /** `log.replica.max-lag-time`. */
+  readonly maxLagMs: number
+  /** Writes ISR changes to the control plane. */
+  readonly isrWriter: IsrWriter
+  /** Pause before a failed ISR write is tried again. */
+  readonly isrRetryBackoffMs: number
   readonly clock: Clock
+  readonly hooks?: ReplicaHooks
+  readonly warn?: ReplicaWarn
   /** The high watermark or the log end moved, or leadership changed: wake waiting requests. */
   readonly onChanged: (bucket: TableBucket) => void
 }
@@ -39,22 +51,28 @@ export interface ReplicaReadParams {
 
 /**
  * One bucket replica hosted on this server (Fluss's `Replica`): its LogTablet plus the leadership
- * state the coordinator assigned. As leader it takes appends, tracks followers' log end offsets and
- * moves the high watermark to the smallest log end offset over the ISR; as follower it takes the
- * batches its fetcher brings. Leadership changes and epoch checks happen here; the async log work
- * is serialized by the LogTablet itself.
+ * state the coordinator assigned. As leader it takes appends (once its leadership is prepared:
+ * epoch recorded, hooks done), tracks followers, keeps the ISR (shrink and expansion written to the
+ * control plane by `ReplicaIsrWrites`) and moves the high watermark to the smallest log end offset
+ * over the ISR; as follower it takes the batches its fetcher brings. A leader whose ISR write finds
+ * it deposed stops acting as leader until the coordinator tells it what it is.
  */
 export class Replica {
   readonly tableBucket: TableBucket
   readonly physicalTablePath: PhysicalTablePath
   readonly tableInfo: TableInfo
   readonly logTablet: LogTablet
+  readonly epochCache: LeaderEpochCache
   readonly #options: ReplicaOptions
-  readonly #followers = new Map<number, FollowerState>()
+  readonly #isr: LeaderIsr
+  readonly #isrWrites: ReplicaIsrWrites
   #leaderId: number | null = null
   #leaderEpoch = -1
   #bucketEpoch = -1
-  #isr: readonly number[] = []
+  #epochStartOffset = 0
+  readonly #hooks: LeadershipHooks
+  readonly #highWatermark: HighWatermarkMover
+  #followerWork: Promise<unknown> = Promise.resolve()
 
   constructor(options: ReplicaOptions) {
     this.#options = options
@@ -62,6 +80,27 @@ export class Replica {
     this.physicalTablePath = options.physicalTablePath
     this.tableInfo = options.tableInfo
     this.logTablet = options.logTablet
+    this.epochCache = options.epochCache
+    this.#isr = new LeaderIsr({
+      localServerId: options.localServerId,
+      maxLagMs: options.maxLagMs,
+      log: options.logTablet,
+    })
+    this.#highWatermark = new HighWatermarkMover(
+      this,
+      options.logTablet,
+      options.hooks,
+      (m, e) => this.#warn(m, e),
+      () => options.onChanged(options.tableBucket),
+    )
+    this.#hooks = new LeadershipHooks(this, options.epochCache, options.hooks, (m, e) => this.#warn(m, e))
+    this.#isrWrites = new ReplicaIsrWrites(this, this.#isr, {
+      writer: options.isrWriter,
+      retryBackoffMs: options.isrRetryBackoffMs,
+      warn: (m, e) => this.#warn(m, e),
+      onCommitted: bucketEpoch => this.#onIsrCommitted(bucketEpoch),
+      onDeposed: leader => this.#stepDown(leader),
+    })
   }
 
   get leaderEpoch(): number {
@@ -73,17 +112,29 @@ export class Replica {
   get leaderId(): number | null {
     return this.#leaderId
   }
+  get localServerId(): number {
+    return this.#options.localServerId
+  }
   get isLeader(): boolean {
     return this.#leaderId === this.#options.localServerId
   }
+  /** The ISR as acks=all counts it (the committed one, or the larger one while a shrink is pending). */
   get isr(): readonly number[] {
-    return this.#isr
+    return this.#isr.isr
+  }
+  /** The ISR state, with a change in flight if any. */
+  get isrState(): IsrState {
+    return this.#isr.state
   }
   get name(): string {
     return tableBucketToString(this.tableBucket)
   }
   get isUnderMinIsr(): boolean {
-    return this.isLeader && this.#isr.length < this.#options.minInSyncReplicas
+    return this.isLeader && this.#isr.isr.length < this.#options.minInSyncReplicas
+  }
+  /** The leader's log end offset when it took its current epoch. */
+  get epochStartOffset(): number {
+    return this.#epochStartOffset
   }
   /** Records a client can read: high watermark minus log start (Fluss's `getRowCount` for logs). */
   get rowCount(): number {
@@ -91,50 +142,76 @@ export class Replica {
   }
   /** Followers' log end offsets as the leader last saw them (-1 = not fetched yet). */
   followerLogEndOffset(followerId: number): number | undefined {
-    return this.#followers.get(followerId)?.logEndOffset
+    return this.#isr.follower(followerId)?.logEndOffset
+  }
+
+  /** Resolves once this leader takes writes; rejects when preparing the leadership failed. */
+  whenLeaderReady(): Promise<void> {
+    this.#requireLeader()
+    return this.#hooks.ready
   }
 
   /**
-   * Becomes (or stays) leader. A newer leader epoch resets the follower tracking; the same epoch
-   * only refreshes the assignment and ISR; an older one is FENCED_LEADER_EPOCH_EXCEPTION.
+   * Becomes (or stays) leader. A newer leader epoch records (epoch, log end offset) in the epoch
+   * cache, resets the follower tracking and prepares the leadership (epoch cache on disk, then
+   * `onBecomeLeader`); the same epoch only refreshes the assignment and ISR; an older one is
+   * FENCED_LEADER_EPOCH_EXCEPTION.
    */
   makeLeader(data: NotifyLeaderAndIsrData): void {
     this.#checkEpochs(data)
     const isNewEpoch = data.leaderEpoch > this.#leaderEpoch
-    const followers = data.replicas.filter(id => id !== this.#options.localServerId)
-    for (const id of [...this.#followers.keys()]) {
-      if (isNewEpoch || !followers.includes(id)) this.#followers.delete(id)
+    if (!isNewEpoch && !this.isLeader) {
+      // A leader change always moves the epoch: this is a stale notice (e.g. for a deposed leader).
+      throw new FlussError(
+        'FENCED_LEADER_EPOCH_EXCEPTION',
+        `${this.name} does not lead at epoch ${data.leaderEpoch}; only a newer epoch can make it leader`,
+      )
     }
-    for (const id of followers) {
-      if (!this.#followers.has(id)) this.#followers.set(id, { logEndOffset: -1, lastFetchTimeMs: 0 })
-    }
-    this.#isr = [...data.isr]
+    this.#isr.assign(data.replicas, data.isr, isNewEpoch, this.#options.clock.nowMs())
     this.#leaderId = this.#options.localServerId
     this.#leaderEpoch = data.leaderEpoch
     this.#bucketEpoch = data.bucketEpoch
+    if (isNewEpoch) {
+      const log = this.logTablet
+      this.epochCache.truncateFromEnd(log.logEndOffset + 1)
+      this.epochCache.truncateFromStart(log.logStartOffset)
+      this.epochCache.assign(data.leaderEpoch, log.logEndOffset)
+      this.#epochStartOffset = log.logEndOffset
+      this.#hooks.becameLeader()
+    }
     this.maybeIncrementLeaderHW()
     this.#options.onChanged(this.tableBucket)
   }
 
-  /** Becomes (or stays) follower of `data.leader`; true when the leader epoch is new. */
+  /**
+   * Becomes (or stays) follower of `data.leader`; true when the leader epoch is new. A former
+   * leader's `onBecomeFollower` runs after its `onBecomeLeader` finished (see `whenHooksSettled`).
+   */
   makeFollower(data: NotifyLeaderAndIsrData): boolean {
     this.#checkEpochs(data)
     const isNewEpoch = data.leaderEpoch > this.#leaderEpoch
-    this.#followers.clear()
-    this.#isr = []
+    const wasLeader = this.isLeader
+    this.#isr.clear()
     this.#leaderId = data.leader
     this.#leaderEpoch = data.leaderEpoch
     this.#bucketEpoch = data.bucketEpoch
     this.#options.onChanged(this.tableBucket)
+    if (wasLeader) this.#hooks.leadershipEnded()
     return isNewEpoch
   }
 
   /** Gives up leadership without a new leader (the replica is being stopped). */
   resign(): void {
+    const wasLeader = this.isLeader
     this.#leaderId = null
-    this.#followers.clear()
-    this.#isr = []
+    this.#isr.clear()
     this.#options.onChanged(this.tableBucket)
+    if (wasLeader) this.#hooks.leadershipEnded()
+  }
+
+  /** Resolves once the leadership hooks of every transition so far have run. */
+  whenHooksSettled(): Promise<void> {
+    return this.#hooks.settled()
   }
 
   /** Refuses a request epoch older than the one held (used by STOP_REPLICA). */
@@ -148,20 +225,43 @@ export class Replica {
     }
   }
 
-  /** The leader's append: ISR check for acks=all, append, then maybe a new high watermark. */
-  async appendRecordsToLeader(records: Uint8Array, requiredAcks: number): Promise<LogAppendInfo> {
-    this.#requireLeader()
-    if (requiredAcks === -1 && this.#isr.length < this.#options.minInSyncReplicas) {
+  /** acks=-1 needs at least `log.replica.min-in-sync-replicas-number` in-sync replicas. */
+  checkInSyncReplicas(requiredAcks: number): void {
+    if (requiredAcks === -1 && this.#isr.isr.length < this.#options.minInSyncReplicas) {
       throw new FlussError(
         'NOT_ENOUGH_REPLICAS_EXCEPTION',
-        `the ISR [${this.#isr}] of ${this.name} is smaller than the ${this.#options.minInSyncReplicas} ` +
+        `the ISR [${this.#isr.isr}] of ${this.name} is smaller than the ${this.#options.minInSyncReplicas} ` +
           'replicas required for acks=-1',
       )
     }
+  }
+
+  /**
+   * The leader's append: waits for the leadership to be prepared, checks the ISR for acks=all,
+   * appends, then maybe moves the high watermark. An append that completes after this replica
+   * stopped leading its epoch is answered NOT_LEADER_OR_FOLLOWER (the new leader's log decides).
+   */
+  async appendRecordsToLeader(records: Uint8Array, requiredAcks: number): Promise<LogAppendInfo> {
+    this.#requireLeader()
+    const epoch = this.#leaderEpoch
+    await this.#hooks.ready
+    this.#requireLeaderAt(epoch)
+    this.checkInSyncReplicas(requiredAcks)
     const info = await this.logTablet.appendAsLeader(records)
-    if (this.isLeader) this.maybeIncrementLeaderHW()
+    this.#requireLeaderAt(epoch)
+    this.maybeIncrementLeaderHW()
     this.#options.onChanged(this.tableBucket)
     return info
+  }
+
+  /**
+   * Runs follower log work (reconciling with a leader, appending fetched batches) one task at a
+   * time, so a fetcher of a previous leader can never interleave with the next one's work.
+   */
+  runFollowerTask<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#followerWork.then(task)
+    this.#followerWork = run.catch(() => undefined)
+    return run
   }
 
   /** The follower's append of batches fetched from the leader (offsets kept). */
@@ -171,12 +271,14 @@ export class Replica {
 
   /**
    * A fetch served by the leader. Clients read below the high watermark; followers read to the log
-   * end, and their fetch offset is recorded as their log end offset, which may move the HW.
+   * end (or, until they learned this epoch's start, to that start), and their fetch offset is
+   * recorded as their log end offset, which may move the high watermark and grow the ISR.
    */
   async readRecords(params: ReplicaReadParams): Promise<LogReadResult> {
     this.#requireLeader()
     const fromFollower = params.replicaId >= 0
-    if (fromFollower && !this.#followers.has(params.replicaId)) {
+    const follower = fromFollower ? this.#isr.follower(params.replicaId) : undefined
+    if (fromFollower && follower === undefined) {
       throw new FlussError(
         'NOT_LEADER_OR_FOLLOWER',
         `replica ${params.replicaId} is not recognized as a follower of ${this.name}`,
@@ -190,29 +292,49 @@ export class Replica {
       minOneMessage: params.minOneMessage,
       isolation: fromFollower ? 'LOG_END' : 'HIGH_WATERMARK',
     })
-    if (!fromFollower) return result
-    this.#updateFollowerFetchState(params.replicaId, fetchOffset)
-    return { ...result, highWatermark: this.logTablet.highWatermark }
+    if (follower === undefined) return result
+    const records = follower.epochConfirmed
+      ? result.records
+      : batchesBelow(result.records, this.#epochStartOffset)
+    this.#onFollowerFetch(params.replicaId, fetchOffset)
+    return { ...result, records, highWatermark: this.logTablet.highWatermark }
+  }
+
+  /** The ISR expiration check (every half `log.replica.max-lag-time`): drop followers out of sync. */
+  maybeShrinkIsr(): void {
+    if (!this.isLeader) return
+    const pending = this.#isr.prepareShrink(this.#options.clock.nowMs())
+    if (pending === undefined) return
+    this.#warn(
+      `shrinking the ISR of ${this.name} from [${pending.isr}] to [${pending.proposedIsr}] ` +
+        `(leader end offset ${this.logTablet.logEndOffset}, high watermark ${this.logTablet.highWatermark})`,
+    )
+    this.#isrWrites.submit(pending)
   }
 
   /**
-   * Sets the leader's high watermark to the smallest log end offset over the ISR, forward only, and
-   * not while the ISR is below the minimum. True when it moved.
+   * Moves the leader's high watermark to the smallest log end offset over the ISR, forward only,
+   * and not while the ISR is below the minimum. With a `beforeHighWatermarkAdvance` hook the move
+   * happens asynchronously (false here; waiters are woken when it lands). True when it moved now.
    */
   maybeIncrementLeaderHW(): boolean {
     if (!this.isLeader || this.isUnderMinIsr) return false
-    let highWatermark = this.logTablet.logEndOffset
-    for (const [id, state] of this.#followers) {
-      if (this.#isr.includes(id) && state.logEndOffset < highWatermark) highWatermark = state.logEndOffset
-    }
-    if (highWatermark < 0) return false
-    return this.logTablet.maybeIncrementHighWatermark(highWatermark)
+    const candidate = this.#isr.highWatermarkCandidate(this.#options.clock.nowMs())
+    if (candidate < 0 || candidate <= this.logTablet.highWatermark) return false
+    return this.#highWatermark.advanceLeader(candidate, this.#leaderEpoch)
+  }
+
+  /** Like `maybeIncrementLeaderHW`, but resolves once a gated move has landed; true when it moved. */
+  async maybeIncrementLeaderHighWatermark(): Promise<boolean> {
+    const before = this.logTablet.highWatermark
+    this.maybeIncrementLeaderHW()
+    await this.#highWatermark.settled()
+    return this.logTablet.highWatermark > before
   }
 
   /** A follower's high watermark: the leader's, but never above its own log end. */
   updateFollowerHighWatermark(leaderHighWatermark: number): void {
-    const highWatermark = Math.min(leaderHighWatermark, this.logTablet.logEndOffset)
-    if (highWatermark > this.logTablet.highWatermark) this.logTablet.updateHighWatermark(highWatermark)
+    this.#highWatermark.updateFollower(leaderHighWatermark)
   }
 
   /**
@@ -224,54 +346,61 @@ export class Replica {
       return { done: true, error: new FlussError('NOT_LEADER_OR_FOLLOWER', `${this.name} lost leadership`) }
     }
     if (this.logTablet.highWatermark < requiredOffset) return { done: false }
-    if (this.#isr.length < this.#options.minInSyncReplicas) {
+    if (this.#isr.isr.length < this.#options.minInSyncReplicas) {
       const message = `${this.name} was replicated to fewer in-sync replicas than required`
       return { done: true, error: new FlussError('NOT_ENOUGH_REPLICAS_AFTER_APPEND_EXCEPTION', message) }
     }
     return { done: true }
   }
 
-  /** LIST_OFFSETS on the leader: earliest, latest (HW for clients) or by commit timestamp. */
-  async getOffset(param: ListOffsetsParam): Promise<number> {
+  /** LIST_OFFSETS on the leader (see `leaderOffset`). */
+  getOffset(param: ListOffsetsParam): Promise<number> {
     this.#requireLeader()
-    const fromClient = param.followerServerId < 0
-    const latest = fromClient ? this.logTablet.highWatermark : this.logTablet.logEndOffset
-    switch (param.offsetType) {
-      case OffsetType.EARLIEST:
-        return this.logTablet.logStartOffset
-      case OffsetType.LATEST:
-        return latest
-      case OffsetType.TIMESTAMP: {
-        if (param.startTimestamp === null) {
-          throw new FlussError('INVALID_REQUEST', 'startTimestamp is required to list offsets by timestamp')
-        }
-        const offset = await this.logTablet.offsetForTimestamp(param.startTimestamp)
-        return Math.min(offset, latest)
-      }
-      default:
-        throw new FlussError('INVALID_REQUEST', `invalid list offsets type ${param.offsetType}`)
+    return leaderOffset(
+      {
+        name: this.name,
+        logTablet: this.logTablet,
+        epochCache: this.epochCache,
+        epochStartOffset: this.#epochStartOffset,
+        leaderEpoch: this.#leaderEpoch,
+        onFollowerEpochQuery: (id, epoch) => {
+          const follower = this.#isr.follower(id)
+          if (follower !== undefined && epoch >= this.#leaderEpoch) follower.epochConfirmed = true
+        },
+      },
+      param,
+    )
+  }
+
+  #onFollowerFetch(followerId: number, fetchOffset: number): void {
+    const nowMs = this.#options.clock.nowMs()
+    const moved = this.#isr.updateFollowerFetchState(followerId, fetchOffset, nowMs)
+    const pending = this.#isr.prepareExpand(followerId, this.#epochStartOffset, nowMs)
+    if (pending !== undefined) {
+      this.#warn(`expanding the ISR of ${this.name} from [${pending.isr}] to [${pending.proposedIsr}]`)
+      this.#isrWrites.submit(pending)
     }
-  }
-
-  /** ISR shrink (followers lagging beyond `log.replica.max-lag-time`): not implemented yet, never called. */
-  maybeShrinkIsr(): never {
-    throw new FlussError('OPERATION_NOT_ATTEMPTED_EXCEPTION', 'ISR shrink is not implemented')
-  }
-
-  /** ISR expansion (a caught-up follower rejoins): not implemented yet, never called. */
-  maybeExpandIsr(): never {
-    throw new FlussError('OPERATION_NOT_ATTEMPTED_EXCEPTION', 'ISR expansion is not implemented')
-  }
-
-  #updateFollowerFetchState(followerId: number, fetchOffset: number): void {
-    const state = this.#followers.get(followerId)
-    if (state === undefined) return
-    const previous = state.logEndOffset
-    state.logEndOffset = Math.min(fetchOffset, this.logTablet.logEndOffset)
-    state.lastFetchTimeMs = this.#options.clock.nowMs()
-    if (state.logEndOffset !== previous && this.maybeIncrementLeaderHW()) {
+    if ((moved || pending !== undefined) && this.maybeIncrementLeaderHW())
       this.#options.onChanged(this.tableBucket)
-    }
+  }
+
+  #onIsrCommitted(bucketEpoch: number): void {
+    this.#bucketEpoch = Math.max(this.#bucketEpoch, bucketEpoch)
+    this.maybeIncrementLeaderHW()
+    this.#options.onChanged(this.tableBucket)
+  }
+
+  /** Deposed (found by a failed ISR write): stop leading; the coordinator's notification decides what next. */
+  #stepDown(storedLeader: number | null): void {
+    if (!this.isLeader) return
+    this.#warn(
+      `${this.name} is no longer led by server ${this.#options.localServerId} at epoch ${this.#leaderEpoch} ` +
+        `(stored leader ${storedLeader}); it stops acting as leader`,
+    )
+    this.#leaderId = storedLeader === this.#options.localServerId ? null : storedLeader
+    this.#isr.clear()
+    this.#options.onChanged(this.tableBucket)
+    this.#hooks.leadershipEnded()
   }
 
   #checkEpochs(data: NotifyLeaderAndIsrData): void {
@@ -291,5 +420,18 @@ export class Replica {
         `server ${this.#options.localServerId} is not the leader of ${this.name}`,
       )
     }
+  }
+
+  #requireLeaderAt(epoch: number): void {
+    if (!this.isLeader || this.#leaderEpoch !== epoch) {
+      throw new FlussError(
+        'NOT_LEADER_OR_FOLLOWER',
+        `server ${this.#options.localServerId} stopped leading ${this.name} at epoch ${epoch}`,
+      )
+    }
+  }
+
+  #warn(message: string, error?: unknown): void {
+    this.#options.warn?.(message, error)
   }
 }

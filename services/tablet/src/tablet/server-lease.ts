@@ -50,7 +50,10 @@ export class ServerLeaseKeeper {
         )
         break
       } catch (e) {
-        if (!isFlussError(e) || !e.retriable || this.clock.nowMs() >= deadlineMs || this.#stopped) throw e
+        // A live lease of the id (a previous incarnation that has not lapsed yet, e.g. a restart on
+        // another port) is waited out; after the deadline it is the duplicate id it looks like.
+        const waitable = isFlussError(e) && (e.retriable || e.is('INVALID_CONFIG_EXCEPTION'))
+        if (!waitable || this.clock.nowMs() >= deadlineMs || this.#stopped) throw e
         this.warn(`registering tablet server ${this.registration.serverId} failed, retrying`, e)
         await new Promise(resolve => setTimeout(resolve, this.settings.heartbeatIntervalMs))
       }

@@ -79,11 +79,38 @@ describe('TabletServer lifecycle', () => {
     expect(await cluster.catalog.getTabletServer(3)).toBeUndefined()
   })
 
-  it('refuses to start while a live server at another address holds the id', async () => {
+  it('refuses to start while a live server at another address keeps holding the id', async () => {
     await cluster.startServer(4)
-    const error = await cluster.startServer(4).catch(e => e)
+    const error = await cluster
+      .startServer(4, undefined, { 'sluice.tablet-server.lease-register-timeout': '1s' })
+      .catch(e => e)
     expect(error).toBeInstanceOf(FlussError)
     expect((error as FlussError).errorName).toBe('INVALID_CONFIG_EXCEPTION')
+  })
+
+  it('waits out the live lease of a previous incarnation (a restart on another port), then starts', async () => {
+    const { pk, sk } = serverKey(6)
+    const expiresAtMs = Date.now() + 800
+    await cluster.store.put(
+      pk,
+      sk,
+      {
+        format: 1,
+        serverId: 6,
+        host: '127.0.0.1',
+        port: 1,
+        rack: null,
+        listeners: 'FLUSS://127.0.0.1:1',
+        leaseExpiresAtMs: expiresAtMs,
+        incarnation: 'killed-process',
+      },
+      { version: 'absent' },
+    )
+    const server = await cluster.startServer(6, undefined, {
+      'sluice.tablet-server.lease-register-timeout': '10s',
+    })
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAtMs)
+    expect((await cluster.catalog.getTabletServer(6))?.endpoints[0].port).toBe(server.endpoints[0].port)
   })
 
   it('stops taking writes when its lease is taken over', async () => {

@@ -3,6 +3,7 @@ import { parseListeners } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
   BIND_LISTENERS,
+  CLIENT_REQUEST_TIMEOUT,
   type Configuration,
   DATA_DIR,
   INTERNAL_LISTENER_NAME,
@@ -14,6 +15,9 @@ import {
   SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT,
   SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL,
   SLUICE_TABLET_SERVER_LEASE_DURATION,
+  SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT,
+  TABLET_SERVER_CONTROLLED_SHUTDOWN_MAX_RETRIES,
+  TABLET_SERVER_CONTROLLED_SHUTDOWN_RETRY_INTERVAL,
   TABLET_SERVER_ID,
   TABLET_SERVER_RACK,
 } from '@sluice/core/config'
@@ -21,9 +25,10 @@ import { assert } from '@sluice/core/errors'
 import { ConnectionPool, type Handlers, type RpcLogger, RpcServer, SILENT_LOGGER } from '@sluice/core/rpc'
 import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
+import type { ReplicaHooks } from '../replica/replica-hooks.js'
 import { ReplicaManager } from '../replica/replica-manager.js'
 import { TabletMetadataCache } from '../replica/tablet-metadata-cache.js'
-import { SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT } from '@sluice/core/config'
+import { type ControlledShutdownSettings, controlledShutdown } from './controlled-shutdown.js'
 import { createFetcherManager } from './fetcher-wiring.js'
 import { ServerLeaseKeeper } from './server-lease.js'
 import { TabletService } from './tablet-service.js'
@@ -38,6 +43,8 @@ export interface TabletServerDeps {
    */
   readonly adminHandlers?: Partial<Handlers>
   readonly logger?: RpcLogger
+  /** Plug-ins to every replica's leadership (KV tablets, remote log). */
+  readonly replicaHooks?: ReplicaHooks
 }
 
 /**
@@ -68,6 +75,8 @@ export class TabletServer {
       catalog: deps.catalog,
       clock: deps.clock ?? SYSTEM_CLOCK,
       metadataCache,
+      ...(deps.replicaHooks === undefined ? {} : { hooks: deps.replicaHooks }),
+      warn: (message, error) => this.#warn(message, error),
       createFetcherManager: manager =>
         createFetcherManager(manager, {
           config,
@@ -116,6 +125,7 @@ export class TabletServer {
         (message, error) => this.#warn(message, error),
       )
       await this.#lease.acquire()
+      this.replicaManager.startup()
     } catch (e) {
       await this.stop().catch(() => undefined)
       throw e
@@ -123,13 +133,16 @@ export class TabletServer {
   }
 
   /**
-   * Graceful stop: stop accepting and finish requests in flight (waiting fetches and acks=all
-   * writes are answered now), stop replication, close every log (fsync, high-watermark
-   * checkpoints), then release the lease.
+   * Graceful stop (SIGTERM): first a controlled shutdown (the active coordinator moves this
+   * server's leaderships away while it still serves), then stop accepting and finish requests in
+   * flight (waiting fetches and acks=all writes are answered now), stop replication, close every
+   * log (fsync, high-watermark checkpoints), then release the lease.
    */
   async stop(): Promise<void> {
     if (this.#state === 'stopping' || this.#state === 'stopped') return
+    const wasRunning = this.#state === 'running' && this.#lease !== undefined
     this.#state = 'stopping'
+    if (wasRunning) await this.#controlledShutdown()
     const shutdownTimeoutMs = this.#deps.config.get(SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT)
     const closing = Promise.all(this.#servers.map(s => s.close(shutdownTimeoutMs)))
     this.replicaManager.delayedFetches.completeAll()
@@ -141,6 +154,22 @@ export class TabletServer {
     await this.#pool.close()
     this.#state = 'stopped'
     if (errors.length > 0) throw errors[0]
+  }
+
+  /** Moves leaderships away before stopping; gives up (and stops anyway) after the configured attempts. */
+  async #controlledShutdown(): Promise<void> {
+    const { config } = this.#deps
+    const settings: ControlledShutdownSettings = {
+      maxRetries: config.get(TABLET_SERVER_CONTROLLED_SHUTDOWN_MAX_RETRIES),
+      retryIntervalMs: config.get(TABLET_SERVER_CONTROLLED_SHUTDOWN_RETRY_INTERVAL),
+      requestTimeoutMs: config.get(CLIENT_REQUEST_TIMEOUT),
+    }
+    const done = await controlledShutdown(
+      { serverId: this.serverId, catalog: this.#deps.catalog, pool: this.#pool },
+      settings,
+      (message, error) => this.#warn(message, error),
+    )
+    if (!done) this.#warn(`tablet server ${this.serverId} stops without a completed controlled shutdown`)
   }
 
   async #startListeners(): Promise<ServerEndpoint[]> {

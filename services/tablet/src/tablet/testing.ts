@@ -11,6 +11,7 @@ import {
   LOG_REPLICA_FETCH_WAIT_MAX_TIME,
   SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT,
   SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL,
+  TABLET_SERVER_CONTROLLED_SHUTDOWN_MAX_RETRIES,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
 import { databaseDescriptor, Schema, TableDescriptor, type TableInfo, tablePath } from '@sluice/core/metadata'
@@ -124,6 +125,8 @@ export class TestCluster {
       [SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL.key]: '1s',
       // Peers' pooled connections may hold a stopping server's listener until this passes.
       [SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT.key]: '200ms',
+      // No coordinator runs in these tests: stop without asking one to move leaderships.
+      [TABLET_SERVER_CONTROLLED_SHUTDOWN_MAX_RETRIES.key]: 0,
       ...extra,
     })
     // Options not (yet) in the core registry are set directly.

@@ -3,7 +3,8 @@ import type { TableBucket } from '@sluice/core/metadata'
 import { tableBucketKey } from '@sluice/core/metadata'
 import type { ConnectionPool, FetchLogResponse, PbFetchLogReqForTableInit } from '@sluice/core/rpc'
 import type { Replica } from '../replica.js'
-import { handleOutOfRange } from './out-of-range.js'
+import { applySync, planSync } from './leader-epoch-sync.js'
+import { handleOutOfRange, leaderEpochQueries, leaderLogBounds } from './out-of-range.js'
 
 /** Follower fetch settings, from the `log.replica.fetch.*` options. */
 export interface ReplicaFetchSettings {
@@ -32,18 +33,25 @@ interface FetchEntry {
   readonly tableBucket: TableBucket
   /** Not fetched before this time (backoff after an error). */
   delayedUntilMs: number
+  /** The log must be reconciled with the leader's epochs before the next fetch. */
+  needsSync: boolean
+  /** The leader refused the fetch offset as out of range: ask for its log bounds first. */
+  outOfRange: boolean
 }
 
 /**
  * Replicates the buckets this server follows from one leader server (Fluss's
- * `ReplicaFetcherThread`): one async loop sending FETCH_LOG with follower_server_id = own id and
- * each bucket's log end offset as fetch offset, appending what comes back and taking the leader's
- * high watermark. Buckets that fail back off; so does the whole loop when the request fails.
+ * `ReplicaFetcherThread`): one async loop that first reconciles each newly added bucket's log with
+ * the leader's epochs (`leader-epoch-sync.ts`), then sends FETCH_LOG with follower_server_id = own
+ * id and each bucket's log end offset as fetch offset, appending what comes back and taking the
+ * leader's high watermark. Buckets that fail back off; so does the whole loop when the request
+ * fails.
  */
 export class ReplicaFetcher {
   readonly #entries = new Map<string, FetchEntry>()
   #running: Promise<void> | undefined
   #stopped = false
+  #awaitingLeader = false
   #wake: (() => void) | undefined
 
   constructor(
@@ -57,7 +65,12 @@ export class ReplicaFetcher {
 
   addBuckets(buckets: readonly TableBucket[]): void {
     for (const tableBucket of buckets) {
-      this.#entries.set(tableBucketKey(tableBucket), { tableBucket, delayedUntilMs: 0 })
+      this.#entries.set(tableBucketKey(tableBucket), {
+        tableBucket,
+        delayedUntilMs: 0,
+        needsSync: true,
+        outOfRange: false,
+      })
     }
     this.#running ??= this.#run()
     this.#wake?.()
@@ -68,10 +81,15 @@ export class ReplicaFetcher {
     for (const b of buckets) this.#entries.delete(tableBucketKey(b))
   }
 
+  /**
+   * Stops the loop. A request waiting for the leader (a long poll, or a leader that stopped
+   * answering) is not waited for: its answer finds no bucket left and is dropped.
+   */
   async stop(): Promise<void> {
     this.#stopped = true
+    this.#entries.clear()
     this.#wake?.()
-    await this.#running
+    if (!this.#awaitingLeader) await this.#running
   }
 
   async #run(): Promise<void> {
@@ -83,6 +101,16 @@ export class ReplicaFetcher {
         await this.#sleep(Number.isFinite(next) ? next - nowMs : this.context.settings.backoffMs)
         continue
       }
+      const syncing = ready.filter(e => e.needsSync || e.outOfRange)
+      if (syncing.length > 0) {
+        this.#awaitingLeader = true
+        try {
+          for (const entry of syncing) if (!this.#stopped) await this.#sync(entry)
+        } finally {
+          this.#awaitingLeader = false
+        }
+        continue
+      }
       try {
         await this.#fetchOnce(ready)
       } catch (e) {
@@ -90,6 +118,49 @@ export class ReplicaFetcher {
         this.#backoff(ready)
         await this.#sleep(this.context.settings.backoffMs)
       }
+    }
+  }
+
+  /**
+   * Reconciles one bucket's log with the leader (after an out-of-range answer, first with the
+   * leader's log bounds); on failure the bucket backs off and tries again. The questions are asked
+   * outside the replica's follower queue; only the local changes run in it.
+   */
+  async #sync(entry: FetchEntry): Promise<void> {
+    const key = tableBucketKey(entry.tableBucket)
+    const replica = this.context.replica(entry.tableBucket)
+    if (replica === undefined || replica.leaderId !== this.leaderId) {
+      entry.needsSync = false
+      entry.outOfRange = false
+      return
+    }
+    const current = () => this.#entries.get(key) === entry && replica.leaderId === this.leaderId
+    try {
+      if (entry.outOfRange) {
+        const bounds = await leaderLogBounds(replica, this.leaderId, this.context)
+        await replica.runFollowerTask(async () => {
+          if (current()) await handleOutOfRange(replica, bounds, m => this.context.warn(m))
+        })
+        entry.outOfRange = false
+        // Whatever was cut or restarted, the epochs are reconciled again before fetching.
+        entry.needsSync = true
+      }
+      const queries = leaderEpochQueries(entry.tableBucket, this.leaderId, this.context)
+      // Ask without holding the replica (the leader may be slow to answer); apply in its queue.
+      const plan = await planSync(replica.logTablet, replica.epochCache, queries, replica.leaderEpoch)
+      const result = await replica.runFollowerTask(async () =>
+        current() ? applySync(replica.logTablet, replica.epochCache, plan) : undefined,
+      )
+      if (result === undefined || this.#entries.get(key) !== entry) return
+      entry.needsSync = false
+      if (result.truncatedTo !== null) {
+        this.context.warn(
+          `${replica.name} diverged from leader ${this.leaderId}: truncated to ${result.truncatedTo}`,
+        )
+      }
+    } catch (e) {
+      this.context.warn(`reconciling ${replica.name} with leader ${this.leaderId} failed`, e)
+      this.#backoff([entry])
     }
   }
 
@@ -117,18 +188,23 @@ export class ReplicaFetcher {
     }
     if (sent.size === 0) return
     const endpoint = await this.context.leaderEndpoint(this.leaderId)
-    const response = await pool.request(
-      { ...endpoint, role: 'tablet' },
-      'FETCH_LOG',
-      {
-        followerServerId: localServerId,
-        maxBytes: settings.maxBytes,
-        minBytes: settings.minBytes,
-        maxWaitMs: settings.maxWaitMs,
-        tablesReq: [...tables.values()],
-      },
-      { timeoutMs: settings.maxWaitMs + settings.requestTimeoutMs },
-    )
+    this.#awaitingLeader = true
+    const response = await pool
+      .request(
+        { ...endpoint, role: 'tablet' },
+        'FETCH_LOG',
+        {
+          followerServerId: localServerId,
+          maxBytes: settings.maxBytes,
+          minBytes: settings.minBytes,
+          maxWaitMs: settings.maxWaitMs,
+          tablesReq: [...tables.values()],
+        },
+        { timeoutMs: settings.maxWaitMs + settings.requestTimeoutMs },
+      )
+      .finally(() => {
+        this.#awaitingLeader = false
+      })
     await this.#process(response, sent)
   }
 
@@ -147,7 +223,11 @@ export class ReplicaFetcher {
         const replica = this.context.replica(entry.tableBucket)
         if (replica === undefined || replica.leaderId !== this.leaderId) continue
         try {
-          await this.#apply(replica, entry, sent.get(entry) ?? -1, b)
+          await replica.runFollowerTask(async () => {
+            // Checked again in the follower's queue: a newer leader's work may have run first.
+            const current = this.#entries.get(key) === entry && replica.leaderId === this.leaderId
+            if (current && !entry.needsSync) await this.#apply(replica, entry, sent.get(entry) ?? -1, b)
+          })
         } catch (e) {
           this.context.warn(`replicating ${replica.name} from leader ${this.leaderId} failed`, e)
           this.#backoff([entry])
@@ -164,7 +244,7 @@ export class ReplicaFetcher {
   ): Promise<void> {
     if (b.errorCode !== null && b.errorCode !== 0) {
       if (b.errorCode === ERRORS.LOG_OFFSET_OUT_OF_RANGE_EXCEPTION.code) {
-        await handleOutOfRange(replica, this.leaderId, this.context)
+        entry.outOfRange = true
         return
       }
       this.context.warn(`leader ${this.leaderId} refused the fetch of ${replica.name}: ${b.errorMessage}`)

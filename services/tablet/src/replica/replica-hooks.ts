@@ -1,0 +1,27 @@
+import type { Replica } from './replica.js'
+
+/**
+ * Where other bucket components plug into a replica's leadership (the KV tablet of a primary-key
+ * bucket, the remote log task). Every hook is optional.
+ */
+export interface ReplicaHooks {
+  /**
+   * The replica became leader at a new leader epoch. It takes writes (and should take lookups)
+   * only once the returned promise resolves: a primary-key bucket rebuilds its KV state here. A
+   * rejection keeps the replica refusing writes with that error until the next leadership change.
+   */
+  onBecomeLeader?(replica: Replica): Promise<void>
+  /** The replica stopped leading (became follower, was stopped or found itself deposed). */
+  onBecomeFollower?(replica: Replica): Promise<void>
+  /**
+   * Before the leader's high watermark moves to `candidate`: resolves with the highest offset it
+   * may move to (a KV bucket flushes its pre-write buffer up to the candidate and answers what it
+   * flushed). Without this hook the high watermark moves at once.
+   */
+  beforeHighWatermarkAdvance?(replica: Replica, candidate: number): Promise<number>
+  /** After the leader's or follower's high watermark moved (e.g. remote log upload may proceed). */
+  onHighWatermarkAdvanced?(replica: Replica, highWatermark: number): void
+}
+
+/** Where a replica reports what it does in the background. */
+export type ReplicaWarn = (message: string, error?: unknown) => void
