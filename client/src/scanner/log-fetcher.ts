@@ -39,6 +39,12 @@ export interface Subscription {
  * all its buckets, at most one in flight per leader, and at most one unconsumed answer buffered per
  * bucket (a bucket with buffered records is not fetched again), which bounds memory by
  * `client.scanner.log.fetch.max-bytes` per leader. Answers are decoded lazily by `collect`.
+ *
+ * A leader whose fetchable buckets have all reached their high watermark is not fetched while
+ * other buckets of that leader still have buffered records: such a fetch would find no data, the
+ * server would hold it for `client.scanner.log.fetch.wait-max-time`, and, being the leader's only
+ * fetch in flight, it would keep the buffered buckets' next data waiting that long once they are
+ * consumed. The caught-up buckets join the leader's next fetch, sent when its buffer drains.
  */
 export class LogFetcher {
   readonly #ctx: FetchContext
@@ -88,10 +94,15 @@ export class LogFetcher {
     const cluster = this.#ctx.metadata.cluster
     const nowMs = Date.now()
     const byLeader = new Map<ServerNode, Subscription[]>()
+    const leadersWithBuffered = new Set<number>()
     let unknownLeader = false
     for (const [key, sub] of this.#subscriptions) {
-      if (sub.offset < 0 || this.#buffered.has(key)) continue
+      if (sub.offset < 0) continue
       const leader = cluster.leaderFor(sub.bucket)
+      if (this.#buffered.has(key)) {
+        if (leader !== undefined) leadersWithBuffered.add(leader.id)
+        continue
+      }
       if (leader === undefined) {
         unknownLeader = true
         continue
@@ -107,7 +118,10 @@ export class LogFetcher {
       else list.push(sub)
     }
     if (unknownLeader) this.#refresh()
-    for (const [leader, subs] of byLeader) this.#fetch(leader, subs)
+    for (const [leader, subs] of byLeader) {
+      if (leadersWithBuffered.has(leader.id) && subs.every(isCaughtUp)) continue
+      this.#fetch(leader, subs)
+    }
   }
 
   /** Takes up to `max` buffered records; throws a bucket's fetch error when it comes first. */
@@ -321,4 +335,9 @@ export class LogFetcher {
     if (at >= 0) this.#buffer.splice(at, 1)
     this.#buffered.delete(key)
   }
+}
+
+/** Whether a bucket was read up to the high watermark its leader last reported. */
+function isCaughtUp(sub: Subscription): boolean {
+  return sub.highWatermark >= 0 && sub.offset >= sub.highWatermark
 }

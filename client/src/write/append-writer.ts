@@ -4,7 +4,14 @@ import { partitionGetter, type TableInfo } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
 import type { WriterOptions } from '../client-options.js'
 import { RowConverter, type RowInput } from '../table/row-converter.js'
-import { ArrowLogBatchFormat } from './batch-format.js'
+import { type ArrowAppendOptions, checkArrowAppendOptions, routeArrowBatch } from './arrow-append.js'
+import {
+  sameRowType,
+  ValidatedArrowBatch,
+  validateArrowBatch,
+  validateArrowStream,
+} from './arrow-batch-input.js'
+import { ArrowLogBatchFormat, type LogWriteRecord } from './batch-format.js'
 import type { WriteBucketAssigner } from './bucket-assigner.js'
 import type { WriterNetwork } from './sender.js'
 import type { AppendResult, WriteBatch } from './write-batch.js'
@@ -42,13 +49,18 @@ export interface AppendWriterContext {
  * `client.writer.acks`) and rejects with the first failure; `onError` reports failures to callers
  * that never flush. `appendWithResult(row)` gives one row's bucket and offset, at the cost of a
  * promise per row: use it only where a per-row acknowledgement is needed.
+ *
+ * Pre-encoded Arrow data: `appendArrowBatch(message)` and `appendArrowStream(stream)` take Arrow
+ * RecordBatches of the table's row type, validate them whole, and send each as one log batch as it
+ * is (no row decoding or re-encoding) through the same buffer, idempotence state and sender as
+ * rows; see `appendArrowBatch`.
  */
 export class AppendWriter implements ClosableWriter {
   readonly #info: TableInfo
   readonly #converter: RowConverter
   readonly #partitionOf: ((row: Row) => string) | undefined
   readonly #assigner: WriteBucketAssigner
-  readonly #pipeline: WriterPipeline<Row>
+  readonly #pipeline: WriterPipeline<LogWriteRecord>
   readonly #onClosed: () => void
 
   constructor(context: AppendWriterContext, writerOptions: AppendWriterOptions = {}) {
@@ -101,6 +113,52 @@ export class AppendWriter implements ClosableWriter {
     return this.#pipeline.resultOf(this.#add(row))
   }
 
+  /**
+   * Appends one bare Arrow IPC RecordBatch message of the table's row type (what a Fluss ARROW log
+   * batch carries: as `ArrowBatchWriter.finish()` makes it, or a RecordBatch message cut from an
+   * Arrow IPC stream), and resolves once it is acknowledged. The whole message is validated first
+   * (see `validateArrowBatch`); a message that does not fit the row type rejects with
+   * CORRUPT_RECORD_EXCEPTION or INVALID_REQUEST and nothing is written.
+   *
+   * The message becomes one log batch as it is, body compression included (any codec Fluss reads;
+   * it is not converted to the table's `table.log.arrow.compression.type`). It goes to
+   * `options.bucket` or the bucket the writer's assigner picks; for a table with bucket keys, to the
+   * bucket of its rows' keys (only the key columns are read). When a partitioned table or bucket
+   * keys spread the rows over several buckets, the rows are decoded and appended like `append` ones:
+   * then some of them may be written when the promise rejects. A full write buffer is waited for.
+   */
+  appendArrowBatch(message: Uint8Array, options: ArrowAppendOptions = {}): Promise<void> {
+    return this.#appendArrow(() => [validateArrowBatch(message, this.#info.rowType, options)], options)
+  }
+
+  /**
+   * Like `appendArrowBatch` for every RecordBatch of an Arrow IPC stream (Schema message, record
+   * batches, end marker). The schema must have the table's columns in order, with their names and
+   * the Arrow types Fluss writes for them (see `validateArrowStream`); every batch is validated
+   * before any is written.
+   */
+  appendArrowStream(stream: Uint8Array, options: ArrowAppendOptions = {}): Promise<void> {
+    return this.#appendArrow(() => validateArrowStream(stream, this.#info.rowType, options), options)
+  }
+
+  /**
+   * Like `appendArrowBatch` for batches already validated (`validateArrowBatch`,
+   * `validateArrowStream`) against this table's row type; INVALID_REQUEST for another row type.
+   */
+  appendArrowBatches(
+    batches: readonly ValidatedArrowBatch[],
+    options: ArrowAppendOptions = {},
+  ): Promise<void> {
+    return this.#appendArrow(() => {
+      for (const batch of batches) {
+        if (!(batch instanceof ValidatedArrowBatch) || !sameRowType(batch.rowType, this.#info.rowType)) {
+          throw new FlussError('INVALID_REQUEST', 'The Arrow batch was validated against another row type')
+        }
+      }
+      return batches
+    }, options)
+  }
+
   /** Sends every buffered row now; resolves when all rows appended so far are acknowledged. */
   flush(): Promise<void> {
     return this.#pipeline.flush()
@@ -116,9 +174,70 @@ export class AppendWriter implements ClosableWriter {
     this.#pipeline.abort(error, this.#onClosed)
   }
 
-  #add(input: RowInput): { batch: WriteBatch<Row>; index: number } {
+  async #appendArrow(read: () => readonly ValidatedArrowBatch[], options: ArrowAppendOptions): Promise<void> {
+    this.#pipeline.checkOpen()
+    checkArrowAppendOptions(this.#info, options)
+    const inputs = read().filter(input => input.recordCount > 0)
+    const routes = inputs.map(input => routeArrowBatch(this.#info, this.#assigner, input, options.bucket))
+    const rowsOf = inputs.map((input, i) => (routes[i].whole ? [] : this.#decodeRows(input)))
+    // Everything is validated: from here on batches are added.
+    const outcomes: Promise<unknown>[] = []
+    for (let i = 0; i < inputs.length; i++) {
+      const route = routes[i]
+      if (route.whole) {
+        await this.#roomForRecord()
+        outcomes.push(this.#addWhole(inputs[i], route.bucket))
+        continue
+      }
+      let last: { batch: WriteBatch<LogWriteRecord>; index: number } | undefined
+      for (const row of rowsOf[i]) {
+        await this.#roomForRecord()
+        const added = this.#addRow(row)
+        if (last !== undefined && last.batch !== added.batch)
+          outcomes.push(settled(last.batch.waitFor(last.index)))
+        last = added
+      }
+      if (last !== undefined) outcomes.push(settled(last.batch.waitFor(last.index)))
+      // The last batch stays open for more rows: send it now rather than after the batch timeout.
+      this.#pipeline.sendBuffered()
+    }
+    for (const outcome of await Promise.all(outcomes)) if (outcome !== undefined) throw outcome
+  }
+
+  /** Adds a pre-encoded batch as a log batch of its own; resolves to its error, if any. */
+  #addWhole(input: ValidatedArrowBatch, bucket: number | undefined): Promise<unknown> {
+    const assigner = this.#assigner
+    // Without bucket keys the assigner does not look at the row.
+    const target = bucket ?? assigner.assign(NO_ROW, undefined)
+    const added = this.#pipeline.add(input, undefined, target)
+    // A sticky assigner moves on: the batch filled the bucket's batch by itself.
+    if (assigner.abortIfBatchFull) assigner.onNewBatch(target, undefined)
+    return settled(added.batch.waitFor(added.index))
+  }
+
+  /** Validated rows of an Arrow batch that cannot be sent whole. */
+  #decodeRows(input: ValidatedArrowBatch): Row[] {
+    const rows = new Array<Row>(input.reader.recordCount)
+    for (let r = 0; r < rows.length; r++) rows[r] = this.#converter.toRow(input.reader.getRow(r))
+    return rows
+  }
+
+  /** Waits while the write buffer is full (the Arrow appends await instead of throwing). */
+  async #roomForRecord(): Promise<void> {
+    for (;;) {
+      this.#pipeline.checkOpen()
+      const wait = this.#pipeline.roomWait
+      if (wait === undefined || !this.#pipeline.accumulator.memory.isFull) return
+      await wait
+    }
+  }
+
+  #add(input: RowInput): { batch: WriteBatch<LogWriteRecord>; index: number } {
     this.#pipeline.checkWritable()
-    const row = this.#converter.toRow(input)
+    return this.#addRow(this.#converter.toRow(input))
+  }
+
+  #addRow(row: Row): { batch: WriteBatch<LogWriteRecord>; index: number } {
     const partitionName = this.#partitionOf?.(row)
     let bucket = this.#assigner.assign(row, partitionName)
     if (this.#assigner.abortIfBatchFull && !this.#pipeline.accumulator.hasOpenBatch(partitionName, bucket)) {
@@ -127,4 +246,14 @@ export class AppendWriter implements ClosableWriter {
     }
     return this.#pipeline.add(row, partitionName, bucket)
   }
+}
+
+const NO_ROW: Row = []
+
+/** The error a batch failed with, or undefined once it is acknowledged (never a rejection). */
+function settled(result: Promise<unknown>): Promise<unknown> {
+  return result.then(
+    () => undefined,
+    (e: unknown) => e ?? new FlussError('UNKNOWN_SERVER_ERROR', 'The write failed'),
+  )
 }

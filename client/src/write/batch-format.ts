@@ -1,14 +1,19 @@
 import { ArrowBatchWriter, type ArrowCompressionInfo } from '@sluice/core/arrow'
+import { assert } from '@sluice/core/errors'
 import { KvRecordBatchBuilder, writeKvBatchWriterState } from '@sluice/core/kvbatch'
 import { buildLogBatch } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
 import type { RowType } from '@sluice/core/types'
+import { ValidatedArrowBatch } from './arrow-batch-input.js'
 
 /** Encodes the records of one open batch. */
 export interface RecordsWriter<R> {
   /** Whether `record` still fits (the first record of a batch always does). */
   hasRoomFor(record: R): boolean
-  add(record: R): void
+  /** Adds `record`; returns how many log records it holds (1, or a pre-encoded batch's count). */
+  add(record: R): number
+  /** Whether the batch takes no more records (it is then closed and sent as it is). */
+  isFull(): boolean
   /** Bytes held now. */
   sizeInBytes(): number
   /** Estimated size once encoded (compression included). */
@@ -39,37 +44,61 @@ export interface BatchFormat<R> {
   recordOffset(batchOffset: number, index: number): number
 }
 
-class ArrowRecordsWriter implements RecordsWriter<Row> {
+/** What an append writer's batches take: rows, or a pre-encoded Arrow batch filling a batch alone. */
+export type LogWriteRecord = Row | ValidatedArrowBatch
+
+class ArrowRecordsWriter implements RecordsWriter<LogWriteRecord> {
+  #encoded: ValidatedArrowBatch | undefined
+  #rows = 0
+
   constructor(readonly arrow: ArrowBatchWriter) {}
 
-  hasRoomFor(): boolean {
-    return true
+  hasRoomFor(record: LogWriteRecord): boolean {
+    return this.#encoded === undefined && !(record instanceof ValidatedArrowBatch)
   }
 
-  add(row: Row): void {
-    this.arrow.addRow(row)
+  add(record: LogWriteRecord): number {
+    if (record instanceof ValidatedArrowBatch) {
+      assert(this.#rows === 0 && this.#encoded === undefined, 'a pre-encoded batch shares a log batch')
+      this.#encoded = record
+      return record.recordCount
+    }
+    this.arrow.addRow(record)
+    this.#rows++
+    return 1
+  }
+
+  isFull(): boolean {
+    return this.#encoded !== undefined
   }
 
   sizeInBytes(): number {
-    return this.arrow.uncompressedSizeInBytes()
+    return this.#encoded?.message.length ?? this.arrow.uncompressedSizeInBytes()
   }
 
   estimatedSizeInBytes(): number {
-    return this.arrow.estimatedSizeInBytes()
+    return this.#encoded?.message.length ?? this.arrow.estimatedSizeInBytes()
   }
 
   finish(): Buffer {
-    const payload = this.arrow.finish()
+    const payload = this.#encoded?.message ?? this.arrow.finish()
     return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
+  }
+
+  reset(): void {
+    this.arrow.reset()
+    this.#encoded = undefined
+    this.#rows = 0
   }
 }
 
 /**
- * Append-only ARROW log batches (PRODUCE_LOG): rows go into an Arrow column writer; the V0 batch
- * header with the writer state is added when the batch is first sent. Column writers of closed
- * batches are kept and reused. Records report `baseOffset + index`.
+ * Append-only ARROW log batches (PRODUCE_LOG): rows go into an Arrow column writer, or a batch
+ * takes one pre-encoded Arrow message alone; the V0 batch header with the writer state is added when
+ * the batch is first sent. Column writers of closed batches are kept and reused. Records report
+ * `baseOffset + index`.
  */
-export class ArrowLogBatchFormat implements BatchFormat<Row> {
+export class ArrowLogBatchFormat implements BatchFormat<LogWriteRecord> {
   readonly #spare: ArrowRecordsWriter[] = []
 
   constructor(
@@ -77,16 +106,16 @@ export class ArrowLogBatchFormat implements BatchFormat<Row> {
     readonly compression: ArrowCompressionInfo,
   ) {}
 
-  newWriter(): RecordsWriter<Row> {
+  newWriter(): RecordsWriter<LogWriteRecord> {
     const spare = this.#spare.pop()
     if (spare !== undefined) return spare
     return new ArrowRecordsWriter(new ArrowBatchWriter(this.rowType, { compression: this.compression }))
   }
 
-  release(writer: RecordsWriter<Row>): void {
-    const arrow = (writer as ArrowRecordsWriter).arrow
+  release(writer: RecordsWriter<LogWriteRecord>): void {
+    const arrow = writer as ArrowRecordsWriter
     arrow.reset()
-    this.#spare.push(writer as ArrowRecordsWriter)
+    this.#spare.push(arrow)
   }
 
   frame(records: Buffer, header: BatchHeader): Buffer {
@@ -122,8 +151,13 @@ class KvRecordsWriter implements RecordsWriter<KvWriteRecord> {
     return this.#builder.hasRoomFor(record.key, record.value)
   }
 
-  add(record: KvWriteRecord): void {
+  add(record: KvWriteRecord): number {
     this.#builder.append(record.key, record.value)
+    return 1
+  }
+
+  isFull(): boolean {
+    return false
   }
 
   sizeInBytes(): number {

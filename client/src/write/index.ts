@@ -1,4 +1,6 @@
 export * from './append-writer.js'
+export * from './arrow-append.js'
+export * from './arrow-batch-input.js'
 export * from './batch-format.js'
 export * from './bucket-assigner.js'
 export * from './idempotence-manager.js'

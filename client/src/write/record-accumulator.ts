@@ -103,7 +103,7 @@ export class RecordAccumulator<R = unknown> {
       if (newBatch && batch.recordCount === 0) this.#discardEmpty(queue, batch)
     }
     this.#account(batch)
-    const filled = batch.estimatedSizeInBytes() >= this.#options.batchSizeBytes
+    const filled = batch.isFull || batch.estimatedSizeInBytes() >= this.#options.batchSizeBytes
     if (filled) this.#close(batch)
     return { batch, index, newBatch, batchFull: filled || closedFull }
   }

@@ -73,12 +73,18 @@ export class WriteBatch<R = unknown> {
     return this.#writer !== undefined && (this.recordCount === 0 || this.#writer.hasRoomFor(record))
   }
 
-  /** Appends a validated record; returns its index in the batch. */
+  /** Whether the open batch takes no more records (a pre-encoded batch fills one alone). */
+  get isFull(): boolean {
+    return this.#writer?.isFull() ?? true
+  }
+
+  /** Appends a validated record; returns its (first) index in the batch. */
   append(record: R): number {
     const writer = this.#writer
     assert(writer !== undefined, 'append to a closed batch')
-    writer.add(record)
-    return this.recordCount++
+    const index = this.recordCount
+    this.recordCount += writer.add(record)
+    return index
   }
 
   /** Memory the open batch holds, or the encoded size once closed. */

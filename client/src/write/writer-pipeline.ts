@@ -91,9 +91,14 @@ export class WriterPipeline<R> {
     return this.#closing !== undefined
   }
 
+  /** Throws INVALID_REQUEST once the writer is closing or closed. */
+  checkOpen(): void {
+    if (this.#closing !== undefined) throw new FlussError('INVALID_REQUEST', 'The writer is closed')
+  }
+
   /** Throws unless a record may be added now (open, and the caller honoured the last room wait). */
   checkWritable(): void {
-    if (this.#closing !== undefined) throw new FlussError('INVALID_REQUEST', 'The writer is closed')
+    this.checkOpen()
     if (this.#roomWait !== undefined && this.accumulator.memory.isFull) {
       throw new FlussError(
         'RESOURCE_EXHAUSTED',
@@ -121,6 +126,12 @@ export class WriterPipeline<R> {
     const result = added.batch.waitFor(added.index)
     const room = this.#roomWait
     return room === undefined ? result : Promise.all([room, result]).then(([, r]) => r)
+  }
+
+  /** Makes every batch created so far ready to send now, without waiting for the outcome. */
+  sendBuffered(): void {
+    this.accumulator.beginFlush()
+    this.#sender.wakeup()
   }
 
   /** Sends every buffered record now; resolves when all records added so far are acknowledged. */

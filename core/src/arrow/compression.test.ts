@@ -1,13 +1,16 @@
+import { compress as zstdCompressFresh, decompress as zstdDecompressFresh } from '@bokuweb/zstd-wasm'
 import { describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
 import { DataTypes, type RowType } from '../types/data-type.js'
-import { ArrowBatchReader } from './batch-reader.js'
+import { ArrowBatchReader, readRecordBatchInfo } from './batch-reader.js'
 import { ArrowBatchWriter } from './batch-writer.js'
+import type { ArrowCompressionInfo } from './compression.js'
 import {
   arrowCodecsInitialized,
   compressPayload,
   decompressPiece,
   initArrowCodecs,
+  recompressRecordBatch,
   zstdFrameContentSize,
 } from './compression.js'
 import { CODEC_LZ4_FRAME, CODEC_ZSTD, readRecordBatchHeader } from './message.js'
@@ -100,5 +103,65 @@ describe('Arrow codecs', () => {
     expect(zstdFrameContentSize(frame(0x81, [0x50, 7, 1, 0, 0, 0]))).toBe(1) // dictionary id, 4-byte size
     expect(zstdFrameContentSize(frame(0xe0, [5, 0, 0, 0, 0, 0, 0, 0]))).toBe(5) // 8-byte size
     expect(() => zstdFrameContentSize(frame(0x28, [1]))).toThrow(FlussError) // reserved bit
+  })
+
+  it('reuses one ZSTD context: frames equal fresh-context frames, carry no dictionary id, and round-trip', () => {
+    const sample = (size: number, seed: number) =>
+      new Uint8Array(size).map((_, i) => ((i * seed + (i >> 4)) % 53) + 32)
+    const inputs = [sample(70_000, 7), sample(17, 3), sample(4096, 11), sample(70_000, 7), sample(1, 5)]
+    const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b))
+    const frames = inputs.map(input => compressPayload(CODEC_ZSTD, 3, input))
+    frames.forEach((frame, i) => {
+      // Same bytes as the package's one-shot compress (a fresh context per call).
+      expect(same(frame, zstdCompressFresh(inputs[i], 3))).toBe(true)
+      expect(frame[4] & 3).toBe(0) // Frame_Header_Descriptor: Dictionary_ID_flag 0
+      expect(same(zstdDecompressFresh(frame, { defaultHeapSize: inputs[i].length }), inputs[i])).toBe(true)
+      const piece = withPrefix(BigInt(inputs[i].length), frame)
+      expect(same(decompressPiece(CODEC_ZSTD, piece, 1 << 20), inputs[i])).toBe(true)
+    })
+    // The context keeps no state between frames: the same input gives the same frame again.
+    expect(same(frames[3], frames[0])).toBe(true)
+    expect(compressPayload(CODEC_ZSTD, 9, inputs[2]).length).toBeLessThanOrEqual(frames[2].length)
+  })
+
+  it('keeps the ZSTD decompression context usable after a corrupt frame', () => {
+    const data = new Uint8Array(2000).map((_, i) => i % 13)
+    const frame = compressPayload(CODEC_ZSTD, 3, data)
+    const broken = frame.slice()
+    broken.fill(0xee, 8, broken.length - 2)
+    expect(() => decompressPiece(CODEC_ZSTD, withPrefix(2000n, broken), 4000)).toThrow(FlussError)
+    expect(decompressPiece(CODEC_ZSTD, withPrefix(2000n, frame), 4000)).toEqual(data)
+  })
+
+  it('recompresses a RecordBatch buffer by buffer, exactly as the writer compresses', () => {
+    const rowType: RowType = DataTypes.ROW([
+      { name: 'id', type: DataTypes.BIGINT(), fieldId: 0 },
+      { name: 's', type: DataTypes.STRING(), fieldId: 1 },
+      { name: 'n', type: DataTypes.INT(), fieldId: 2 },
+    ])
+    const encode = (compression: ArrowCompressionInfo) => {
+      const writer = new ArrowBatchWriter(rowType, { compression })
+      for (let i = 0; i < 300; i++) writer.addRow([BigInt(i), i % 3 === 0 ? null : `value-${i % 17}`, 7])
+      writer.addRow([-1n, '', null])
+      return writer.finish()
+    }
+    const plain = encode({ type: 'NONE' })
+    const zstd = recompressRecordBatch(plain, { type: 'ZSTD', level: 3 }, 1 << 20)
+    expect(Buffer.from(zstd).equals(Buffer.from(encode({ type: 'ZSTD', level: 3 })))).toBe(true)
+    const lz4 = recompressRecordBatch(zstd, { type: 'LZ4_FRAME' }, 1 << 20)
+    expect(Buffer.from(lz4).equals(Buffer.from(encode({ type: 'LZ4_FRAME' })))).toBe(true)
+    const back = recompressRecordBatch(lz4, { type: 'NONE' }, 1 << 20)
+    expect(Buffer.from(back).equals(Buffer.from(plain))).toBe(true)
+    expect(readRecordBatchInfo(zstd).compression).toBe('ZSTD')
+    expect(new ArrowBatchReader(lz4, rowType).toRows()).toEqual(new ArrowBatchReader(plain, rowType).toRows())
+    expect(recompressRecordBatch(zstd, { type: 'ZSTD', level: 9 }, 1 << 20)).toBe(zstd)
+    for (const [input, max] of [
+      [plain.subarray(0, plain.length - 16), 1 << 20],
+      [zstd, 100],
+    ] as const) {
+      expect(() => recompressRecordBatch(input, { type: 'LZ4_FRAME' }, max)).toThrow(
+        expect.objectContaining({ errorName: 'CORRUPT_RECORD_EXCEPTION' }),
+      )
+    }
   })
 })

@@ -1,9 +1,24 @@
-import { compress as zstdCompress, decompress as zstdDecompress, init as zstdInit } from '@bokuweb/zstd-wasm'
+import {
+  compressUsingDict,
+  createCCtx,
+  createDCtx,
+  decompressUsingDict,
+  init as zstdInit,
+} from '@bokuweb/zstd-wasm'
 import { FlussError } from '../errors/index.js'
 import { lz4FrameCompress, lz4FrameDecompress } from '../native/lz4.js'
+import { pad8 } from './column-writer.js'
 import { corrupt } from './flatbuf-reader.js'
-import { getInt64Number } from './int64.js'
-import { CODEC_LZ4_FRAME, CODEC_NONE, CODEC_ZSTD } from './message.js'
+import { getInt64Number, setInt64Number } from './int64.js'
+import {
+  bufferRegion,
+  CODEC_LZ4_FRAME,
+  CODEC_NONE,
+  CODEC_ZSTD,
+  readRecordBatchHeader,
+  recordBatchMetadataSize,
+  writeRecordBatchHeader,
+} from './message.js'
 
 /**
  * Arrow IPC body compression (BodyCompression method BUFFER): each buffer is stored as an 8-byte
@@ -11,6 +26,11 @@ import { CODEC_LZ4_FRAME, CODEC_NONE, CODEC_ZSTD } from './message.js'
  * the length is -1 (used when compression does not help). Empty buffers are stored empty.
  * Codecs: ZSTD through @bokuweb/zstd-wasm (needs `initArrowCodecs()` once), LZ4 frames through
  * lz4-napi, written with independent blocks and no checksums as Fluss's own LZ4 reader expects.
+ *
+ * ZSTD reuses one compression and one decompression context per thread: the package's plain
+ * `compress`/`decompress` set up a fresh context (and its match tables) on every call, which costs
+ * about as much as compressing a few KiB. Its `...UsingDict` calls take a context; with an empty
+ * dictionary they write and read ordinary frames (no dictionary id), byte-identical to `compress`.
  */
 
 /** Fluss's `ArrowCompressionType`. */
@@ -30,12 +50,20 @@ export const DEFAULT_ZSTD_LEVEL = 3
 const EMPTY = new Uint8Array(0)
 const NO_COMPRESSION_LENGTH = -1
 
+const NO_DICTIONARY = new Uint8Array(0)
+
 let zstdInitialized = false
 let zstdInitializing: Promise<void> | null = null
+/** The ZSTD contexts (WebAssembly heap pointers), made once the module is loaded; never freed. */
+let zstdCCtx = 0
+let zstdDCtx = 0
 
 /** Loads the ZSTD WebAssembly module; call (and await) once before using ZSTD. Idempotent. */
 export function initArrowCodecs(): Promise<void> {
   zstdInitializing ??= zstdInit().then(() => {
+    zstdCCtx = createCCtx()
+    zstdDCtx = createDCtx()
+    if (zstdCCtx === 0 || zstdDCtx === 0) throw new Error('cannot allocate the ZSTD contexts')
     zstdInitialized = true
   })
   return zstdInitializing
@@ -83,10 +111,82 @@ export function codecOf(info: ArrowCompressionInfo): number {
 export function compressPayload(codec: number, level: number, src: Uint8Array): Uint8Array {
   if (codec === CODEC_ZSTD) {
     requireZstd()
-    return zstdCompress(src, level)
+    return compressUsingDict(zstdCCtx, src, NO_DICTIONARY, level)
   }
   // Without a native LZ4 codec the buffer is stored raw (returning src: not smaller).
   return lz4FrameCompress(src) ?? src
+}
+
+/**
+ * Re-encodes the body of one RecordBatch message with another compression, buffer by buffer and
+ * without decoding values (compression is per buffer): each buffer is decompressed when the message
+ * is compressed, then compressed with the target codec, or stored raw (length -1) where that does
+ * not make it smaller. Returns `message` itself when it already uses the target codec. The buffers
+ * may decompress to at most `maxUncompressedBytes` in total (CORRUPT_RECORD_EXCEPTION beyond).
+ */
+export function recompressRecordBatch(
+  message: Uint8Array,
+  compression: ArrowCompressionInfo,
+  maxUncompressedBytes: number,
+): Uint8Array {
+  const codec = codecOf(compression)
+  const level = compression.level ?? DEFAULT_ZSTD_LEVEL
+  const view = new DataView(message.buffer, message.byteOffset, message.byteLength)
+  const header = readRecordBatchHeader(view)
+  if (header.codec === codec) return message
+  const region = { offset: 0, length: 0 }
+  const pieces: Uint8Array[] = []
+  const prefixes: number[] = []
+  let total = 0
+  for (let i = 0; i < header.bufferCount; i++) {
+    bufferRegion(view, header, i, region)
+    const start = header.frame.bodyStart + region.offset
+    const stored = message.subarray(start, start + region.length)
+    const raw =
+      header.codec === CODEC_NONE ? stored : decompressPiece(header.codec, stored, maxUncompressedBytes)
+    total += raw.length
+    if (total > maxUncompressedBytes)
+      throw corrupt(`batch holds more than ${maxUncompressedBytes} uncompressed bytes`)
+    const packed = codec === CODEC_NONE || raw.length === 0 ? raw : compressPayload(codec, level, raw)
+    const smaller = packed.length < raw.length
+    pieces.push(smaller ? packed : raw)
+    prefixes.push(smaller ? raw.length : NO_COMPRESSION_LENGTH)
+  }
+  return writeRecompressed(view, header, codec, pieces, prefixes)
+}
+
+function writeRecompressed(
+  view: DataView,
+  header: ReturnType<typeof readRecordBatchHeader>,
+  codec: number,
+  pieces: readonly Uint8Array[],
+  prefixes: readonly number[],
+): Uint8Array {
+  const nodes = new Array<number>(2 * header.nodeCount)
+  for (let i = 0; i < nodes.length; i++) nodes[i] = getInt64Number(view, header.nodes + 8 * i)
+  const prefixBytes = codec === CODEC_NONE ? 0 : 8
+  const buffers = new Array<number>(2 * pieces.length)
+  let body = 0
+  pieces.forEach((p, i) => {
+    const stored = p.length === 0 ? 0 : prefixBytes + p.length
+    buffers[2 * i] = body
+    buffers[2 * i + 1] = stored
+    body += pad8(stored)
+  })
+  const meta = { length: header.length, nodeCount: header.nodeCount, nodes, bufferCount: pieces.length }
+  const out = new Uint8Array(8 + recordBatchMetadataSize(header.nodeCount, pieces.length, codec) + body)
+  const bodyStart = writeRecordBatchHeader(out, 0, { ...meta, buffers, codec, bodyLength: body })
+  const outView = new DataView(out.buffer)
+  pieces.forEach((p, i) => {
+    if (p.length === 0) return
+    let at = bodyStart + buffers[2 * i]
+    if (prefixBytes > 0) {
+      setInt64Number(outView, at, prefixes[i])
+      at += 8
+    }
+    out.set(p, at)
+  })
+  return out
 }
 
 /**
@@ -125,7 +225,7 @@ function decompressZstd(payload: Uint8Array, length: number): Uint8Array {
   if (declared !== undefined && declared !== length) {
     throw corrupt(`zstd frame declares ${declared} bytes, prefix says ${length}`)
   }
-  return zstdDecompress(payload, { defaultHeapSize: length })
+  return decompressUsingDict(zstdDCtx, payload, NO_DICTIONARY, { defaultHeapSize: length })
 }
 
 /** Frame_Content_Size from a zstd frame header, or undefined when the frame does not state it. */

@@ -51,6 +51,19 @@ export interface GatewayBackend {
 
   /** Appends full-width rows to a log table. */
   append(ctx: BackendContext, table: TableInfo, rows: readonly Row[]): Promise<WriteResult>
+  /**
+   * Optional pass-through for Arrow IPC stream bodies of appends. When the stream has exactly the
+   * table's columns (names and the Arrow types Fluss writes, in column order) and every batch is
+   * valid, returns the write of its record batches as they are, with no row decoding; otherwise
+   * undefined, and the caller decodes the rows and uses `append`. Nothing is written before
+   * `write` is called.
+   */
+  prepareArrowAppend?(
+    ctx: BackendContext,
+    table: TableInfo,
+    stream: Uint8Array,
+    limits: ArrowAppendLimits,
+  ): Promise<PreparedArrowAppend | undefined>
   /** Upserts full-width rows; with `targetColumns`, only those columns (plus the key) are updated. */
   upsert(
     ctx: BackendContext,
@@ -104,6 +117,21 @@ export interface RowFailure {
   /** Index into the rows passed to the write. */
   readonly index: number
   readonly error: unknown
+}
+
+export interface ArrowAppendLimits {
+  /** Most rows the stream may hold (more: undefined, the row path reports it). */
+  readonly maxRows: number
+  /** Most bytes one record batch may decompress to. */
+  readonly maxUncompressedBytes: number
+}
+
+/** A validated Arrow stream ready to be appended as it is. */
+export interface PreparedArrowAppend {
+  /** Rows in the stream (row indexes of `write` failures count them in stream order). */
+  readonly rowCount: number
+  /** Appends every record batch; a batch fails or succeeds as a whole. */
+  write(ctx: BackendContext): Promise<WriteResult>
 }
 
 /** Rows not listed in `failures` were acknowledged by the cluster. */

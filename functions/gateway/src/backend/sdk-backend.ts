@@ -1,4 +1,4 @@
-import { Connection } from '@sluice/client'
+import { Connection, type ValidatedArrowBatch, validateArrowStream } from '@sluice/client'
 import type { Row } from '@sluice/core'
 import type { Configuration } from '@sluice/core/config'
 import type { DatabaseDescriptor, TableDescriptor, TableInfo, TablePath } from '@sluice/core/metadata'
@@ -7,15 +7,17 @@ import { lookupKeys, prefixColumns, prefixLookupRows, readSnapshot } from './sdk
 import { scanLog } from './sdk-scan.js'
 import { DEFAULT_SDK_BACKEND_OPTIONS, OpenTables, type SdkBackendOptions } from './sdk-tables.js'
 import { LakeAccess, unionReadRows } from './sdk-union.js'
-import { writeRows } from './sdk-write.js'
+import { writeArrowBatches, writeRows } from './sdk-write.js'
 import { unsupported } from './unsupported.js'
 
 /**
  * The gateway backend over the TypeScript SDK: one Connection (created once per process or Lambda
  * container) for DDL, writes (AppendWriter, UpsertWriter), log scans (LogScanner), lookups and
  * prefix lookups (Lookuper), bounded snapshots (limit batch scans) and union reads of lake and log.
- * Table handles, writers and lookupers are kept per table and shared by requests. Lake tiering
- * status answers 501 `unsupported` until tiering reports it.
+ * Table handles, writers and lookupers are kept per table and shared by requests. Arrow append
+ * bodies whose schema is exactly the table's go to the cluster as log batches as they are
+ * (`prepareArrowAppend`, AppendWriter.appendArrowBatches). Lake tiering status answers 501
+ * `unsupported` until tiering reports it.
  */
 export class SdkBackend implements B.GatewayBackend {
   readonly #tables: OpenTables
@@ -104,6 +106,29 @@ export class SdkBackend implements B.GatewayBackend {
       rows,
       ctx.signal,
     )
+  }
+
+  async prepareArrowAppend(
+    _ctx: B.BackendContext,
+    info: TableInfo,
+    stream: Uint8Array,
+    limits: B.ArrowAppendLimits,
+  ): Promise<B.PreparedArrowAppend | undefined> {
+    const open = await this.#tables.get(info)
+    let batches: ValidatedArrowBatch[]
+    try {
+      // Validated against the writer's own row type, so the writer takes the batches at once.
+      const rowType = open.table.getTableInfo().rowType
+      batches = validateArrowStream(stream, rowType, { maxUncompressedBytes: limits.maxUncompressedBytes })
+    } catch {
+      return undefined // not an exact match (or not valid): the row path decodes it and says why
+    }
+    const rowCount = batches.reduce((sum, b) => sum + b.recordCount, 0)
+    if (rowCount === 0 || rowCount > limits.maxRows) return undefined
+    return {
+      rowCount,
+      write: ctx => writeArrowBatches(open.appender(), batches, ctx.signal),
+    }
   }
 
   async upsert(

@@ -1,3 +1,4 @@
+import type { ValidatedArrowBatch } from '@sluice/client'
 import type { Row } from '@sluice/core'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import type { RowFailure, WriteResult } from './gateway-backend.js'
@@ -53,3 +54,49 @@ export async function writeRows(
 
 const settledOk = (): undefined => undefined
 const settledError = (e: unknown): unknown => e ?? new Error('write failed')
+
+/** What `writeArrowBatches` needs of an SDK append writer. */
+export interface ArrowBatchSink {
+  /** Appends validated batches as they are; settles when they are acknowledged (or fail). */
+  appendArrowBatches(batches: readonly ValidatedArrowBatch[]): Promise<void>
+}
+
+/**
+ * Appends validated Arrow batches, each as one log batch, and reports every row of a failed batch
+ * (row indexes count the batches' rows in order). Batches not started because the deadline passed
+ * fail with REQUEST_TIME_OUT.
+ */
+export async function writeArrowBatches(
+  sink: ArrowBatchSink,
+  batches: readonly ValidatedArrowBatch[],
+  signal: AbortSignal,
+): Promise<WriteResult> {
+  const outcomes: Promise<unknown>[] = []
+  for (const batch of batches) {
+    if (signal.aborted) {
+      outcomes.push(
+        Promise.resolve(
+          new FlussError('REQUEST_TIME_OUT', 'The request deadline passed before this batch was sent.'),
+        ),
+      )
+      continue
+    }
+    let outcome: Promise<unknown>
+    try {
+      outcome = sink.appendArrowBatches([batch]).then(settledOk, settledError)
+    } catch (e) {
+      outcome = Promise.resolve(e)
+    }
+    outcomes.push(outcome)
+  }
+  const settled = await Promise.all(outcomes)
+  const failures: RowFailure[] = []
+  let first = 0
+  batches.forEach((batch, b) => {
+    const error = settled[b]
+    if (error !== undefined)
+      for (let i = 0; i < batch.recordCount; i++) failures.push({ index: first + i, error })
+    first += batch.recordCount
+  })
+  return { failures }
+}

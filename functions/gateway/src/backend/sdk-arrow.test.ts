@@ -1,0 +1,112 @@
+import { type ValidatedArrowBatch, validateArrowBatch } from '@sluice/client'
+import { FakeCluster } from '@sluice/client/testing'
+import { ArrowBatchWriter, writeArrowStream } from '@sluice/core/arrow'
+import { Configuration } from '@sluice/core/config'
+import { FlussError } from '@sluice/core/errors'
+import { Schema, TableDescriptor } from '@sluice/core/metadata'
+import { DataTypes, notNull, type RowType } from '@sluice/core/types'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { BackendContext } from './gateway-backend.js'
+import { SdkBackend } from './sdk-backend.js'
+import { writeArrowBatches } from './sdk-write.js'
+
+const cleanups: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+const schema = Schema.newBuilder()
+  .column('id', notNull(DataTypes.INT()))
+  .column('msg', DataTypes.STRING())
+  .build()
+const path = { databaseName: 'fluss', tableName: 'events' }
+const ctx: BackendContext = {
+  signal: new AbortController().signal,
+  principal: { name: 'test', via: 'trust' },
+}
+const limits = { maxRows: 100, maxUncompressedBytes: 1 << 20 }
+
+function batch(ids: readonly number[], rowType: RowType = schema.rowType): Uint8Array {
+  const writer = new ArrowBatchWriter(rowType)
+  for (const id of ids) writer.addRow([id, `m${id}`])
+  return writer.finish()
+}
+
+async function setup() {
+  const cluster = await FakeCluster.start()
+  cleanups.push(() => cluster.close())
+  const backend = await SdkBackend.connect(
+    Configuration.load({ 'bootstrap.servers': cluster.bootstrapServers }),
+  )
+  cleanups.push(() => backend.close())
+  await backend.connection
+    .getAdmin()
+    .createTable(path, TableDescriptor.builder().schema(schema).distributedBy(1).build())
+  const info = await backend.connection.getAdmin().getTableInfo(path)
+  return { cluster, backend, info }
+}
+
+describe('SdkBackend Arrow appends', () => {
+  it('passes an exactly matching stream through as log batches, and declines other streams', async () => {
+    const { cluster, backend, info } = await setup()
+    const stream = writeArrowStream(schema.rowType, [batch([1, 2]), batch([3])])
+    const prepared = await backend.prepareArrowAppend(ctx, info, stream, limits)
+    expect(prepared?.rowCount).toBe(3)
+    expect(cluster.stats.produceRequests).toBe(0)
+    expect(await prepared?.write(ctx)).toEqual({ failures: [] })
+    const stored = cluster.state.log(info.tableId, 0).batches.map(b => b.batch)
+    expect(stored.map(b => b.recordCount)).toEqual([2, 1])
+    expect(cluster.state.log(info.tableId, 0).rows(info.rowType)).toEqual([
+      [1, 'm1'],
+      [2, 'm2'],
+      [3, 'm3'],
+    ])
+    const renamed = DataTypes.ROW(schema.rowType.fields.map((f, i) => (i === 1 ? { ...f, name: 'text' } : f)))
+    const declined = [
+      writeArrowStream(renamed, [batch([1], renamed)]), // fields by other names: the row path maps them
+      stream.subarray(0, stream.length - 20), // truncated: the row path reports it
+      writeArrowStream(schema.rowType, []), // no rows
+    ]
+    for (const body of declined)
+      expect(await backend.prepareArrowAppend(ctx, info, body, limits)).toBeUndefined()
+    expect(await backend.prepareArrowAppend(ctx, info, stream, { ...limits, maxRows: 2 })).toBeUndefined()
+  })
+})
+
+describe('writeArrowBatches', () => {
+  const batches = [
+    validateArrowBatch(batch([1, 2]), schema.rowType),
+    validateArrowBatch(batch([3]), schema.rowType),
+  ]
+
+  it('reports every row of a failed batch by its index in the stream', async () => {
+    const sink = {
+      appendArrowBatches: async (b: readonly ValidatedArrowBatch[]) => {
+        if (b[0].recordCount === 1) throw new FlussError('NOT_LEADER_OR_FOLLOWER', 'moved')
+      },
+    }
+    const result = await writeArrowBatches(sink, batches, new AbortController().signal)
+    expect(result.failures.map(f => [f.index, (f.error as FlussError).errorName])).toEqual([
+      [2, 'NOT_LEADER_OR_FOLLOWER'],
+    ])
+  })
+
+  it('fails every row once the deadline has passed, and rows the writer refuses', async () => {
+    const controller = new AbortController()
+    controller.abort()
+    const sink = { appendArrowBatches: async () => {} }
+    const late = await writeArrowBatches(sink, batches, controller.signal)
+    expect(late.failures.map(f => (f.error as FlussError).errorName)).toEqual([
+      'REQUEST_TIME_OUT',
+      'REQUEST_TIME_OUT',
+      'REQUEST_TIME_OUT',
+    ])
+    const refusing = {
+      appendArrowBatches: () => {
+        throw new FlussError('INVALID_REQUEST', 'closed')
+      },
+    }
+    const refused = await writeArrowBatches(refusing, batches, new AbortController().signal)
+    expect(refused.failures.map(f => f.index)).toEqual([0, 1, 2])
+  })
+})
