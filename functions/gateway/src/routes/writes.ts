@@ -161,6 +161,24 @@ export function writeRoutes(deps: RouteDeps): RouteGroup {
           )
         }
         const columns = kind === 'upsert' ? targetColumns(table, named) : undefined
+        if (kind === 'append' && input.format === 'arrow' && deps.backend.prepareArrowAppend) {
+          // An Arrow body matching the table exactly is appended without decoding rows.
+          const prepared = await deps.backend.prepareArrowAppend(input.ctx, table, input.bytes, {
+            maxRows: deps.limits.maxRows,
+            maxUncompressedBytes: deps.limits.maxRequestBytes,
+          })
+          if (prepared !== undefined) {
+            return runIdempotentWrite(deps.idempotency, input, prepared.rowCount, indexes => {
+              if (indexes.length === prepared.rowCount) return prepared.write(input.ctx)
+              const rows = requestRows(deps, input, table, kind, columns)
+              return deps.backend.append(
+                input.ctx,
+                table,
+                indexes.map(i => rows[i]),
+              )
+            })
+          }
+        }
         const rows = requestRows(deps, input, table, kind, columns)
         if (rows.length === 0) throw invalidArgument('The request has no rows.')
         return runIdempotentWrite(deps.idempotency, input, rows.length, indexes => {
