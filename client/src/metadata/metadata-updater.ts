@@ -37,6 +37,11 @@ export interface MetadataUpdaterOptions {
  * request timeout.
  */
 export class MetadataUpdater {
+  /** The bound of every retry loop (`client.request-timeout`). */
+  get requestTimeoutMs(): number {
+    return this.#options.requestTimeoutMs
+  }
+
   readonly #pool: ConnectionPool
   readonly #options: MetadataUpdaterOptions
   readonly #inFlight = new Map<string, Promise<Cluster>>()

@@ -3,6 +3,7 @@ import { partitionSpecFromName, type TableBucket, type TableInfo } from '@sluice
 import type { Admin } from '../admin/admin.js'
 import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
+import { backoffMs, sleep } from '../util/async.js'
 import type { BucketWriteResult, WriteRequest, WriteResponse, WriterNetwork } from './sender.js'
 
 /**
@@ -63,13 +64,31 @@ export class MetadataWriterNetwork implements WriterNetwork {
       const spec = partitionSpecFromName(this.info.partitionKeys, partitionName)
       const values = Object.fromEntries(spec.partitionKeys.map((k, i) => [k, spec.partitionValues[i]]))
       await this.admin.createPartition(path, values, true)
-      await this.metadata.update(query)
+      await this.updateUntilPartitionVisible(query)
     }
     if (this.partitionId(partitionName) === undefined) {
       throw new FlussError(
         'PARTITION_NOT_EXISTS',
         `Partition ${partitionName} of ${path.databaseName}.${path.tableName} is not in the metadata`,
       )
+    }
+  }
+
+  /**
+   * A just-created partition may not be visible yet on the server asked (metadata answers may come
+   * from a cache): retry PARTITION_NOT_EXISTS with backoff, within the request timeout.
+   */
+  private async updateUntilPartitionVisible(query: Parameters<MetadataUpdater['update']>[0]): Promise<void> {
+    const deadline = Date.now() + this.metadata.requestTimeoutMs
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.metadata.update(query)
+        return
+      } catch (e) {
+        const error = toFlussError(e)
+        if (!error.is('PARTITION_NOT_EXISTS') || Date.now() >= deadline) throw error
+        await sleep(backoffMs(attempt, 20, 500))
+      }
     }
   }
 
