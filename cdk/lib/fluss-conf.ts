@@ -74,7 +74,23 @@ export function tabletServerFlussConf(
   }
 }
 
+/**
+ * Lake catalog keys (Fluss passes `datalake.<format>.*` through to the lake format): Iceberg tables are
+ * registered in AWS Glue, all in the stage's Glue database as `<fluss database>__<table>`, which is
+ * the one database the functions are granted.
+ */
+export const LAKE_CATALOG_TYPE_KEY = 'datalake.iceberg.type'
+export const LAKE_GLUE_DATABASE_KEY = 'datalake.iceberg.glue.database'
+
 /** Functions are cluster clients: they bootstrap through the load balancer. */
-export function functionFlussConf(base: FlussConf, bootstrapServers: string): FlussConf {
-  return { ...base, [BOOTSTRAP_SERVERS.key]: bootstrapServers }
+export function functionFlussConf(
+  base: FlussConf,
+  bootstrapServers: string,
+  glueDatabase?: string,
+): FlussConf {
+  const lake: FlussConf =
+    glueDatabase === undefined
+      ? {}
+      : { [LAKE_CATALOG_TYPE_KEY]: 'glue', [LAKE_GLUE_DATABASE_KEY]: glueDatabase }
+  return { ...base, [BOOTSTRAP_SERVERS.key]: bootstrapServers, ...lake }
 }

@@ -50,7 +50,11 @@ export class ComputeStack extends Stack {
       cpuArchitecture: stage.cpuArchitecture,
       environment: {
         [FLUSS_CONF_ENV]: this.toJsonString(
-          functionFlussConf(baseConf, this.cluster.bootstrap.bootstrapServers),
+          functionFlussConf(
+            baseConf,
+            this.cluster.bootstrap.bootstrapServers,
+            props.lakeDatabase.databaseName,
+          ),
         ),
       },
       vpc: this.network.vpc,

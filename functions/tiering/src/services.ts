@@ -48,6 +48,8 @@ export interface TieringServiceOverrides {
 export const CATALOG_TYPE_KEY = 'datalake.iceberg.type'
 export const WAREHOUSE_KEY = 'datalake.iceberg.warehouse'
 export const GLUE_REGION_KEY = 'datalake.iceberg.client.region'
+/** One Glue database for every table (`<db>__<table>`); unset = one Glue database per Fluss database. */
+export const GLUE_DATABASE_KEY = 'datalake.iceberg.glue.database'
 
 function passthrough(config: Configuration, key: string): string | undefined {
   const v = config.rawValues()[key]
@@ -111,7 +113,11 @@ function lakeCatalogOf(
   if (type === undefined || type === 'sluice' || type === 'dynamodb') return new LocalCatalog(metaStore, io)
   if (type === 'glue') {
     const glueRegion = passthrough(config, GLUE_REGION_KEY) ?? region
-    return new GlueCatalog(new GlueClient(glueRegion === undefined ? {} : { region: glueRegion }), io)
+    return new GlueCatalog(
+      new GlueClient(glueRegion === undefined ? {} : { region: glueRegion }),
+      io,
+      passthrough(config, GLUE_DATABASE_KEY),
+    )
   }
   throw new FlussError(
     'INVALID_CONFIG_EXCEPTION',

@@ -106,6 +106,17 @@ describe('GlueCatalog', () => {
     })
   })
 
+  it('puts every table into one configured Glue database as <database>__<table>', async () => {
+    const glue = new FakeGlue()
+    glue.databases.add('sluice_prod')
+    const catalog = new GlueCatalog(glue, undefined, 'sluice_prod')
+    await catalog.createTable(input('s3://bucket/m0.metadata.json'))
+    expect([...glue.tables.keys()]).toEqual(['sluice_prod.sales__orders'])
+    expect([...glue.databases]).toEqual(['sluice_prod'])
+    const loaded = await catalog.loadTable(path)
+    expect(loaded?.metadataLocation).toBe('s3://bucket/m0.metadata.json')
+  })
+
   it('commits with UpdateTable, VersionId compare-and-swap and SkipArchive, keeping other parameters', async () => {
     const glue = new FakeGlue()
     const catalog = new GlueCatalog(glue)

@@ -83,9 +83,15 @@ export class GlueCatalog implements LakeCatalog {
    * `v<N>.metadata.json` (N = the metadata file's version + 1, as the local catalog numbers
    * them), so file-based readers and the SDK's union read find the table without Glue.
    */
+  /**
+   * `glueDatabase`: when set, every Fluss table goes into this one Glue database as
+   * `<fluss database>__<table>` (a deployment grants access to one database only); otherwise each
+   * Fluss database maps to the Glue database of the same name.
+   */
   constructor(
     private readonly glue: GlueApi,
     private readonly io?: LakeFileIO,
+    private readonly glueDatabase?: string,
   ) {}
 
   private async hint(input: CatalogTableInput): Promise<void> {
@@ -94,6 +100,12 @@ export class GlueCatalog implements LakeCatalog {
   }
 
   private names(path: TablePath): { DatabaseName: string; Name: string } {
+    if (this.glueDatabase !== undefined) {
+      return {
+        DatabaseName: this.glueDatabase,
+        Name: `${path.databaseName}__${path.tableName}`.toLowerCase(),
+      }
+    }
     return { DatabaseName: path.databaseName.toLowerCase(), Name: path.tableName.toLowerCase() }
   }
 
