@@ -76,9 +76,10 @@ export class LocalCluster {
   }
 
   private baseConfig(): Record<string, string> {
+    // remote.data.dir is left to default to the blob store's URI: official clients download
+    // remote log segments from where the servers uploaded them.
     return {
       ...this.aws.config,
-      'remote.data.dir': join(this.options.dataDir, 'remote'),
       ...this.options.serverConfig,
     }
   }

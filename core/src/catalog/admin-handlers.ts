@@ -9,6 +9,7 @@ import {
 } from '../metadata/index.js'
 import type { ApiRequest, ApiResponseInit, Handlers } from '../rpc/index.js'
 import type { Catalog } from './catalog.js'
+import { fileSystemSecurityToken, getLakeSnapshot } from './lake-offsets.js'
 import { getMetadata } from './metadata-handler.js'
 import { fromPbPartitionSpec, tableJsonBytes, toPbPartitionSpec, toTablePath } from './rpc-convert.js'
 import { bucketCountOf, type TableRecord } from './table-items.js'
@@ -33,6 +34,8 @@ export type ReadOnlyAdminApi =
   | 'LIST_PARTITION_INFOS'
   | 'GET_METADATA'
   | 'GET_LATEST_KV_SNAPSHOTS'
+  | 'GET_LAKE_SNAPSHOT'
+  | 'GET_FILESYSTEM_SECURITY_TOKEN'
 
 type Req<K extends ReadOnlyAdminApi> = ApiRequest<K>
 type Res<K extends ReadOnlyAdminApi> = Promise<ApiResponseInit<K>>
@@ -121,7 +124,8 @@ export async function listPartitionInfos(
   const table = await partitionedTable(catalog, toTablePath(req.tablePath))
   const keys = table.descriptor.partitionKeys
   const filter = req.partialPartitionSpec === null ? undefined : fromPbPartitionSpec(req.partialPartitionSpec)
-  const partitions = await catalog.listPartitions(table.tableId)
+  // Read through: a client lists partitions right after creating one.
+  const partitions = await catalog.direct.listPartitions(table.tableId)
   const partitionsInfo = partitions
     .map(p => ({ partitionId: p.partitionId, spec: partitionSpecFromName(keys, p.partitionName) }))
     .filter(p => filter === undefined || partitionSpecContains(p.spec, filter))
@@ -167,9 +171,23 @@ export async function getLatestKvSnapshots(
   return { tableId: table.tableId, partitionId: partition.partitionId, latestSnapshots }
 }
 
+export interface ReadOnlyAdminOptions {
+  /**
+   * `remote.data.dir` as clients reach it (its scheme answers GET_FILESYSTEM_SECURITY_TOKEN);
+   * default: local files.
+   */
+  readonly remoteDataDir?: string
+}
+
 /** The read-only admin handlers, ready for `RpcServer.registerAll`. */
-export function readOnlyAdminHandlers(catalog: Catalog): Handlers<ReadOnlyAdminApi> {
+export function readOnlyAdminHandlers(
+  catalog: Catalog,
+  options: ReadOnlyAdminOptions = {},
+): Handlers<ReadOnlyAdminApi> {
+  const token = fileSystemSecurityToken(options.remoteDataDir ?? 'file:///')
   return {
+    GET_LAKE_SNAPSHOT: req => getLakeSnapshot(catalog, req),
+    GET_FILESYSTEM_SECURITY_TOKEN: async () => token,
     LIST_DATABASES: req => listDatabases(catalog, req),
     DATABASE_EXISTS: req => databaseExists(catalog, req),
     GET_DATABASE_INFO: req => getDatabaseInfo(catalog, req),

@@ -33,9 +33,18 @@ describe('CachedMetaStore', () => {
   })
 
   it('holds at most maxEntries results', async () => {
-    const { cached } = setup(2)
+    const { inner, cached } = setup(2)
+    for (const sk of ['a', 'b', 'c']) await inner.put('p', sk, { v: sk }, { version: 'absent' })
     for (const sk of ['a', 'b', 'c']) await cached.get('p', sk)
     expect(cached.size).toBe(2)
+  })
+
+  it('never keeps "not found": an item created by another writer is seen at once', async () => {
+    const { inner, cached } = setup()
+    expect(await cached.get('p', 'new')).toBeUndefined()
+    await inner.put('p', 'new', { v: 1 }, { version: 'absent' })
+    expect((await cached.get('p', 'new'))?.value).toEqual({ v: 1 })
+    expect(cached.size).toBe(1)
   })
 })
 

@@ -26,7 +26,8 @@ interface Entry {
 /**
  * A read-through cache in front of a MetaStore for readers that tolerate slightly stale metadata
  * (tablet servers and the gateway answering GET_METADATA and friends). Results are reused for
- * `ttlMs`; writes through this store invalidate every cached read of the same partition key.
+ * `ttlMs`; writes through this store invalidate every cached read of the same partition key. Absent
+ * items are never cached (see `Catalog` for the other negative answers).
  * Cached results are shared between callers and must not be modified.
  */
 export class CachedMetaStore implements MetaStore {
@@ -50,7 +51,8 @@ export class CachedMetaStore implements MetaStore {
     const hit = this.#lookup(key)
     if (hit !== undefined) return hit.result as VersionedItem | undefined
     const result = await this.#inner.get(pk, sk, options)
-    this.#remember(key, pk, result)
+    // "Not found" is not kept: an item created a moment later (a table, a partition) must be seen.
+    if (result !== undefined) this.#remember(key, pk, result)
     return result
   }
 

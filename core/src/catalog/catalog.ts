@@ -65,6 +65,12 @@ export class Catalog {
   /** The store reads go through (cached when a TTL is set). */
   readonly store: MetaStore
   readonly nowMs: () => number
+  /**
+   * The same catalog reading through (itself when there is no cache). Negative answers of a cached
+   * catalog (no such table or partition) are confirmed here, so that something created a moment
+   * ago is never reported missing for the cache's lifetime.
+   */
+  readonly direct: Catalog
 
   constructor(store: MetaStore, options: CatalogOptions = {}) {
     this.nowMs = options.nowMs ?? Date.now
@@ -77,6 +83,11 @@ export class Catalog {
             nowMs: this.nowMs,
           })
         : store
+    this.direct = ttlMs > 0 ? new Catalog(store, { nowMs: this.nowMs }) : this
+  }
+
+  get cached(): boolean {
+    return this.direct !== this
   }
 
   async getDatabase(databaseName: string): Promise<DatabaseRecord | undefined> {
@@ -127,6 +138,11 @@ export class Catalog {
    * CREATING behind an existing pointer (a creation cut short after its commit) is a created table.
    */
   async getTable(path: TablePath): Promise<TableRecord | undefined> {
+    const table = await this.#getTable(path)
+    return table === undefined && this.cached ? this.direct.getTable(path) : table
+  }
+
+  async #getTable(path: TablePath): Promise<TableRecord | undefined> {
     const pointer = await this.getTablePointer(path)
     if (pointer === undefined) return undefined
     const table = await this.getTableById(pointer.tableId)
@@ -174,7 +190,9 @@ export class Catalog {
       return undefined
     const { pk, sk } = partitionKey(tableId, partitionName)
     const item = await this.store.get(pk, sk)
-    return item === undefined ? undefined : decodePartition(tableId, partitionName, item)
+    const partition = item === undefined ? undefined : decodePartition(tableId, partitionName, item)
+    if (this.cached && partition?.state !== 'READY') return this.direct.getPartition(tableId, partitionName)
+    return partition
   }
 
   /** Buckets of a non-partitioned table (partitionId null) or of one partition, by bucket id. */

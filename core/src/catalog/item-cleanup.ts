@@ -4,6 +4,7 @@ import {
   bucketKey,
   type ItemKey,
   isMetaStoreConflict,
+  kvSnapshotHeadKey,
   kvSnapshotSkPrefix,
   type MetaStore,
   partitionKey,
@@ -61,8 +62,8 @@ export async function deleteTableItems(store: MetaStore, tableId: number): Promi
 }
 
 /**
- * Deletes the items of one partition: per bucket its LeaderAndIsr, KV snapshot and remote log
- * pointers, then the partition item itself unless the name was reused by a newer partition.
+ * Deletes the items of one partition: per bucket its LeaderAndIsr, KV snapshots and their head,
+ * the remote log pointer, then the partition item itself unless the name was reused by a newer partition.
  */
 export async function deletePartitionItems(
   store: MetaStore,
@@ -77,6 +78,7 @@ export async function deletePartitionItems(
   await mapBounded(refs, CLEANUP_CONCURRENCY, async ref => {
     const snapshots = await queryAll(store, tableItemsPk(ref.tableId), kvSnapshotSkPrefix(ref))
     for (const item of snapshots) await deleteItem(store, item, item)
+    await deleteItem(store, kvSnapshotHeadKey(ref))
     await deleteItem(store, remoteLogKey(ref))
     await deleteItem(store, bucketKey(ref))
   })

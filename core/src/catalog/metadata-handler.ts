@@ -72,8 +72,15 @@ async function resolvePartitions(
   const wanted = request.partitionsId.filter(id => !byId.has(id))
   if (wanted.length === 0) return [...byId.values()]
   const candidates = new Map<number, PartitionRecord>()
-  for (const t of tables.filter(t => t.descriptor.isPartitioned)) {
+  const partitioned = tables.filter(t => t.descriptor.isPartitioned)
+  for (const t of partitioned) {
     for (const p of await catalog.listPartitions(t.tableId)) candidates.set(p.partitionId, p)
+  }
+  // A partition created after the cached list was read: confirm a miss by reading through.
+  if (catalog.cached && wanted.some(id => !candidates.has(id))) {
+    for (const t of partitioned) {
+      for (const p of await catalog.direct.listPartitions(t.tableId)) candidates.set(p.partitionId, p)
+    }
   }
   for (const id of wanted) {
     const p = candidates.get(id)

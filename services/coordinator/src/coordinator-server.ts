@@ -9,6 +9,8 @@ import {
   CLIENT_REQUEST_TIMEOUT,
   type Configuration,
   INTERNAL_LISTENER_NAME,
+  REMOTE_DATA_DIR,
+  SLUICE_BLOBSTORE_URI,
   SLUICE_COORDINATOR_LEASE_DURATION,
   SLUICE_COORDINATOR_MAX_QUEUED_EVENTS,
 } from '@sluice/core/config'
@@ -169,9 +171,15 @@ export class CoordinatorServer {
       this.#config.getOptional(BIND_LISTENERS) ?? DEFAULT_COORDINATOR_LISTENERS,
       BIND_LISTENERS.key,
     )
-    const handlers = coordinatorHandlers(this.catalog, this.controller, op => this.runDdl(op), {
-      onTableChanged: path => this.#checkAutoPartitions(path),
-    })
+    const remoteDataDir =
+      this.#config.getOptional(REMOTE_DATA_DIR) ?? this.#config.getOptional(SLUICE_BLOBSTORE_URI)
+    const handlers = coordinatorHandlers(
+      this.catalog,
+      this.controller,
+      op => this.runDdl(op),
+      { onTableChanged: path => this.#checkAutoPartitions(path) },
+      remoteDataDir === undefined ? {} : { remoteDataDir },
+    )
     const bound: Endpoint[] = []
     for (const listener of bind) {
       const server = new RpcServer(rpcServerOptions(this.#config, listener, this.#logger)).registerAll(

@@ -1,4 +1,9 @@
-import { type Catalog, readOnlyAdminHandlers, toTablePath } from '@sluice/core/catalog'
+import {
+  type Catalog,
+  type ReadOnlyAdminOptions,
+  readOnlyAdminHandlers,
+  toTablePath,
+} from '@sluice/core/catalog'
 import { FlussError } from '@sluice/core/errors'
 import { type TablePath, tablePathToString, validateTablePath } from '@sluice/core/metadata'
 import type { Handlers } from '@sluice/core/rpc'
@@ -37,10 +42,11 @@ export function coordinatorHandlers(
   controller: CoordinatorController,
   ddl: DdlRunner,
   hooks: CoordinatorServiceHooks = {},
+  adminOptions: ReadOnlyAdminOptions = {},
 ): Handlers<DdlApi | ServerApi> & ReturnType<typeof readOnlyAdminHandlers> {
   const { tables, partitions } = controller
   return {
-    ...readOnlyAdminHandlers(catalog),
+    ...readOnlyAdminHandlers(catalog, adminOptions),
     CONTROLLED_SHUTDOWN: async req => {
       const remaining = await ddl(() => controller.controlledShutdown(req.tabletServerId))
       return {

@@ -1,11 +1,15 @@
+import { type BlobStore, createBlobStore } from '@sluice/core/blobstore'
 import { Catalog, readOnlyAdminHandlers } from '@sluice/core/catalog'
 import {
   type Configuration,
-  SLUICE_CATALOG_CACHE_MAX_ENTRIES,
-  SLUICE_CATALOG_CACHE_TTL,
   INTERNAL_LISTENER_NAME,
   loadServerConfig,
   SLUICE_AWS_REGION,
+  SLUICE_BLOBSTORE_ENDPOINT,
+  SLUICE_BLOBSTORE_PATH_STYLE_ACCESS,
+  SLUICE_BLOBSTORE_URI,
+  SLUICE_CATALOG_CACHE_MAX_ENTRIES,
+  SLUICE_CATALOG_CACHE_TTL,
   SLUICE_METASTORE_ENDPOINT,
   SLUICE_METASTORE_REGION,
   SLUICE_METASTORE_TABLE,
@@ -14,7 +18,7 @@ import type { MetaStore } from '@sluice/core/metastore'
 import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
 import type { RpcLogger } from '@sluice/core/rpc'
 import { CatalogTabletCatalog } from './catalog/catalog-tablet-catalog.js'
-import { TabletServer } from './tablet/tablet-server.js'
+import { remoteDataDirOf, TabletServer } from './tablet/tablet-server.js'
 
 /**
  * The tablet server process: the only reader of the environment. Configuration comes from the file
@@ -46,6 +50,19 @@ function createMetaStore(config: Configuration): MetaStore {
   })
 }
 
+/** The remote storage at `sluice.blobstore.uri`; undefined when none is configured (all data stays local). */
+async function openBlobStore(config: Configuration): Promise<BlobStore | undefined> {
+  const uri = config.getOptional(SLUICE_BLOBSTORE_URI)
+  if (uri === undefined) return undefined
+  const region = config.getOptional(SLUICE_AWS_REGION)
+  const endpoint = config.getOptional(SLUICE_BLOBSTORE_ENDPOINT)
+  return createBlobStore(uri, {
+    ...(region === undefined ? {} : { region }),
+    ...(endpoint === undefined ? {} : { endpoint }),
+    forcePathStyle: config.get(SLUICE_BLOBSTORE_PATH_STYLE_ACCESS),
+  })
+}
+
 async function main(): Promise<void> {
   const filePath = configPath(process.argv.slice(2), process.env)
   const { config, warnings } = loadServerConfig({
@@ -59,11 +76,15 @@ async function main(): Promise<void> {
     cacheTtlMs: config.get(SLUICE_CATALOG_CACHE_TTL),
     cacheMaxEntries: config.get(SLUICE_CATALOG_CACHE_MAX_ENTRIES),
   })
+  const blobStore = await openBlobStore(config)
+  const remoteDataDir = remoteDataDirOf(config)
   const server = new TabletServer({
     config,
     catalog: new CatalogTabletCatalog(new Catalog(store), store, config.get(INTERNAL_LISTENER_NAME)),
-    adminHandlers: readOnlyAdminHandlers(cachedCatalog),
+    adminHandlers: readOnlyAdminHandlers(cachedCatalog, remoteDataDir === undefined ? {} : { remoteDataDir }),
     logger,
+    metaStore: store,
+    ...(blobStore === undefined ? {} : { blobStore }),
   })
   await server.start()
   const endpoint = server.endpoints[0]
@@ -75,6 +96,7 @@ async function main(): Promise<void> {
     logger.warn(`received ${signal}, stopping`)
     stopping = server
       .stop()
+      .then(() => blobStore?.close())
       .then(() => store.close())
       .then(
         () => process.exit(0),

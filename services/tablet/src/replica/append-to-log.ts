@@ -3,6 +3,7 @@ import type { TableBucket } from '@sluice/core/metadata'
 import { tableBucketKey } from '@sluice/core/metadata'
 import type { DelayedOperationManager } from './delay/delayed-operation-manager.js'
 import { DelayedWrite, type WriteResultForBucket } from './delay/delayed-write.js'
+import { type SchemaRowTypes, validateProduceRecords } from './produce-validation.js'
 import type { Replica } from './replica.js'
 
 /** One bucket's records of a PRODUCE_LOG request. */
@@ -14,6 +15,8 @@ export interface ProduceEntry {
 export interface AppendContext {
   getReplicaOrException(bucket: TableBucket): Replica
   readonly delayedWrites: DelayedOperationManager<DelayedWrite>
+  /** Row types by schema id, for checking ARROW batches before they are appended. */
+  readonly schemaRowTypes: SchemaRowTypes
 }
 
 /** Fluss accepts exactly these `acks`: none, the leader, all in-sync replicas. */
@@ -36,14 +39,29 @@ export async function appendRecordsToLog(
 ): Promise<WriteResultForBucket[]> {
   checkRequiredAcks(requiredAcks)
   const results = await Promise.all(entries.map(e => appendToLocalLog(context, e, requiredAcks)))
-  const anySucceeded = results.some(r => r.error === undefined)
-  if (requiredAcks !== -1 || !anySucceeded) return results
+  if (requiredAcks !== -1) return results
+  return awaitReplication(context, timeoutMs, results)
+}
+
+/**
+ * acks=all: resolves once the high watermark passed every successful bucket's `writeEndOffset`
+ * (REQUEST_TIME_OUT for the buckets that did not within `timeoutMs`, NOT_LEADER_OR_FOLLOWER for
+ * buckets whose replica stopped leading). Used by produce and by PUT_KV.
+ */
+export function awaitReplication(
+  context: AppendContext,
+  timeoutMs: number,
+  results: readonly WriteResultForBucket[],
+): Promise<WriteResultForBucket[]> {
+  if (!results.some(r => r.error === undefined)) return Promise.resolve([...results])
   if (!context.delayedWrites.hasRoom) {
     const error = new FlussError(
       'REQUEST_TIME_OUT',
       `${context.delayedWrites.watched} acks=all writes are already waiting for replication`,
     )
-    return results.map(r => (r.error === undefined ? { tableBucket: r.tableBucket, error } : r))
+    return Promise.resolve(
+      results.map(r => (r.error === undefined ? { tableBucket: r.tableBucket, error } : r)),
+    )
   }
   return new Promise(resolve => {
     const op = new DelayedWrite(
@@ -66,6 +84,8 @@ async function appendToLocalLog(
 ): Promise<WriteResultForBucket> {
   try {
     const replica = context.getReplicaOrException(entry.tableBucket)
+    if (!replica.isLeader) throw notLeader(replica)
+    await validateProduceRecords(replica, entry.records, context.schemaRowTypes)
     const info = await replica.appendRecordsToLeader(entry.records, requiredAcks)
     return {
       tableBucket: entry.tableBucket,
@@ -75,4 +95,11 @@ async function appendToLocalLog(
   } catch (e) {
     return { tableBucket: entry.tableBucket, error: toFlussError(e) }
   }
+}
+
+function notLeader(replica: Replica): FlussError {
+  return new FlussError(
+    'NOT_LEADER_OR_FOLLOWER',
+    `server ${replica.localServerId} is not the leader of ${replica.name}`,
+  )
 }

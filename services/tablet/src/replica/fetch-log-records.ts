@@ -36,6 +36,7 @@ export async function fetchLogRecords(
     params.maxWaitMs <= 0 ||
     waiting.length === 0 ||
     severe ||
+    results.some(r => r.remoteLogFetchInfo !== undefined) ||
     fetchedBytes(results) >= params.minBytes ||
     !context.delayedFetches.hasRoom ||
     signal?.aborted === true

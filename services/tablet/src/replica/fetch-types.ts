@@ -1,5 +1,6 @@
 import type { FlussError } from '@sluice/core/errors'
 import type { TableBucket } from '@sluice/core/metadata'
+import type { PbRemoteLogFetchInfoInit } from '@sluice/core/rpc'
 
 /** The request-wide part of a FETCH_LOG (Fluss's `FetchParams`). */
 export interface FetchParams {
@@ -11,6 +12,11 @@ export interface FetchParams {
   readonly minBytes: number
   /** ...or this long (0 = answer at once). */
   readonly maxWaitMs: number
+  /**
+   * True when the client reads remote (tiered) data through the server (Sluice's SDK): offsets
+   * below the local log start come back as batches instead of remote-log fetch info.
+   */
+  readonly remoteRecords?: boolean
 }
 
 /** One bucket of a FETCH_LOG. */
@@ -28,6 +34,8 @@ export interface FetchLogResultForBucket {
   readonly highWatermark?: number
   readonly logStartOffset?: number
   readonly records?: Buffer
+  /** Where to download the remote segments from (then `records` is absent). */
+  readonly remoteLogFetchInfo?: PbRemoteLogFetchInfoInit
 }
 
 /** Bytes of records over all results. */

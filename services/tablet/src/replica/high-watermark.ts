@@ -22,7 +22,8 @@ export class HighWatermarkMover {
   /** Moves the leader's high watermark toward `candidate`; true when it moved now (not gated). */
   advanceLeader(candidate: number, leaderEpoch: number): boolean {
     const gate = this.hooks?.beforeHighWatermarkAdvance
-    if (gate === undefined) return this.#set(candidate)
+    if (gate === undefined || this.hooks?.gatesHighWatermark?.(this.replica) === false)
+      return this.#set(candidate)
     const leads = () => this.replica.isLeader && this.replica.leaderEpoch === leaderEpoch
     this.#chain = this.#chain
       .then(async () => {

@@ -1,22 +1,42 @@
 import { TABLE_LOG_FORMAT } from '@sluice/core/config'
-import { FlussError, toFlussError } from '@sluice/core/errors'
+import { FlussError, isFlussError, toFlussError } from '@sluice/core/errors'
 import type { TableBucket } from '@sluice/core/metadata'
+import type { PbRemoteLogFetchInfoInit } from '@sluice/core/rpc'
+import type { LogReadResult } from '../log/index.js'
 import type { FetchLogResultForBucket, FetchParams, FetchReqInfo } from './fetch-types.js'
-import { checkProjectedFields, projectLogRecords } from './log-projection.js'
+import { checkProjectedFields } from './log-projection.js'
+import { readProjected, type StoredRead } from './projected-read.js'
 import type { Replica } from './replica.js'
 import { FETCH_FROM_EARLIEST_OFFSET } from './replica-types.js'
 import type { SchemaCache } from './schema-cache.js'
 
+/** The part of a bucket's remote log that serves fetches below the local log start. */
+export interface RemoteFetchSource {
+  canFetch(offset: number): boolean
+  earliestOffset(localLogStartOffset: number): number
+  read(params: {
+    fetchOffset: number
+    maxBytes: number
+    minOneMessage: boolean
+  }): Promise<{ records: Buffer }>
+  fetchInfo(fetchOffset: number): Promise<PbRemoteLogFetchInfoInit>
+}
+
 export interface ReadContext {
   getReplicaOrException(bucket: TableBucket): Replica
   readonly schemas: SchemaCache
+  /** The remote log of a bucket led here; null (or absent) when it has none. */
+  remoteLogReader?(bucket: TableBucket): RemoteFetchSource | null
 }
 
 /**
  * Reads each requested bucket from its leader replica (Fluss's `readFromLog`): at most
  * `params.maxBytes` in total and each bucket's own limit, except that the first bucket with data
- * returns at least one whole batch so every fetch can progress. Projected fetches are rewritten
- * after the read. Failures are per bucket.
+ * returns at least one whole batch so every fetch can progress. Projected fetches count projected
+ * bytes against the limits. An offset below the local log start that the remote log holds is
+ * served from it: as batches for Sluice clients, as remote-log fetch info for everyone else
+ * (official clients and followers download or skip the segments themselves). Failures are per
+ * bucket.
  */
 export async function readFromLog(
   context: ReadContext,
@@ -30,34 +50,86 @@ export async function readFromLog(
     try {
       const replica = context.getReplicaOrException(req.tableBucket)
       if (req.projectedFields !== null) checkProjection(replica, req.projectedFields)
-      const read = await replica.readRecords({
-        fetchOffset: req.fetchOffset,
-        maxBytes: Math.max(0, Math.min(remainingBytes, req.maxBytes)),
-        minOneMessage,
-        replicaId: params.replicaId,
-      })
-      let records = read.records
-      if (records.length > 0) minOneMessage = false
-      remainingBytes = Math.max(0, remainingBytes - records.length)
-      if (req.projectedFields !== null && records.length > 0) {
-        const { tableId } = req.tableBucket
-        records = await projectLogRecords(
-          records,
-          schemaId => context.schemas.rowType(tableId, schemaId),
-          req.projectedFields,
-        )
-      }
-      results.push({
-        tableBucket: req.tableBucket,
-        highWatermark: read.highWatermark,
-        logStartOffset: read.logStartOffset,
-        records,
-      })
+      const maxBytes = Math.max(0, Math.min(remainingBytes, req.maxBytes))
+      const result = await readBucket(context, params, req, replica, maxBytes, minOneMessage)
+      const size = result.records?.length ?? 0
+      if (size > 0) minOneMessage = false
+      remainingBytes = Math.max(0, remainingBytes - size)
+      results.push(result)
     } catch (e) {
       results.push({ tableBucket: req.tableBucket, error: toFlussError(e) })
     }
   }
   return results
+}
+
+async function readBucket(
+  context: ReadContext,
+  params: FetchParams,
+  req: FetchReqInfo,
+  replica: Replica,
+  maxBytes: number,
+  minOneMessage: boolean,
+): Promise<FetchLogResultForBucket> {
+  const { tableBucket } = req
+  const local: StoredRead = (fetchOffset, max, minOne) =>
+    replica.readRecords({ fetchOffset, maxBytes: max, minOneMessage: minOne, replicaId: params.replicaId })
+  try {
+    const read = await readMaybeProjected(context, req, local, maxBytes, minOneMessage)
+    return {
+      tableBucket,
+      highWatermark: read.highWatermark,
+      logStartOffset: read.logStartOffset,
+      records: read.records,
+    }
+  } catch (e) {
+    const remote = remoteFor(context, replica, req.fetchOffset, e)
+    if (remote === null) throw e
+    const log = replica.logTablet
+    const logStartOffset = remote.earliestOffset(log.logStartOffset)
+    const head = { tableBucket, highWatermark: log.highWatermark, logStartOffset }
+    if (params.replicaId >= 0 || params.remoteRecords !== true) {
+      return { ...head, remoteLogFetchInfo: await remote.fetchInfo(req.fetchOffset) }
+    }
+    const fromRemote: StoredRead = async (fetchOffset, max, minOne) => {
+      const bounds = { highWatermark: log.highWatermark, logStartOffset, logEndOffset: log.logEndOffset }
+      if (!remote.canFetch(fetchOffset)) return { ...bounds, records: Buffer.alloc(0) }
+      const { records } = await remote.read({ fetchOffset, maxBytes: max, minOneMessage: minOne })
+      return { ...bounds, records }
+    }
+    const read = await readMaybeProjected(context, req, fromRemote, maxBytes, minOneMessage)
+    return { ...head, records: read.records }
+  }
+}
+
+function readMaybeProjected(
+  context: ReadContext,
+  req: FetchReqInfo,
+  read: StoredRead,
+  maxBytes: number,
+  minOneMessage: boolean,
+): Promise<LogReadResult> {
+  if (req.projectedFields === null) return read(req.fetchOffset, maxBytes, minOneMessage)
+  const { tableId } = req.tableBucket
+  return readProjected(read, schemaId => context.schemas.rowType(tableId, schemaId), {
+    fetchOffset: req.fetchOffset,
+    maxBytes,
+    minOneMessage,
+    projectedFields: req.projectedFields,
+  })
+}
+
+/** The remote log that can serve an offset the local log refused as out of range, if any. */
+function remoteFor(
+  context: ReadContext,
+  replica: Replica,
+  fetchOffset: number,
+  error: unknown,
+): RemoteFetchSource | null {
+  if (!isFlussError(error, 'LOG_OFFSET_OUT_OF_RANGE_EXCEPTION')) return null
+  if (fetchOffset < 0 || fetchOffset >= replica.logTablet.logStartOffset) return null
+  const reader = context.remoteLogReader?.(replica.tableBucket) ?? null
+  return reader?.canFetch(fetchOffset) === true ? reader : null
 }
 
 /**

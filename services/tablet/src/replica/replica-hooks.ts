@@ -11,7 +11,10 @@ export interface ReplicaHooks {
    * rejection keeps the replica refusing writes with that error until the next leadership change.
    */
   onBecomeLeader?(replica: Replica): Promise<void>
-  /** The replica stopped leading (became follower, was stopped or found itself deposed). */
+  /**
+   * The replica stopped leading (became follower, was stopped or found itself deposed), or became
+   * follower at a new leader epoch.
+   */
   onBecomeFollower?(replica: Replica): Promise<void>
   /**
    * Before the leader's high watermark moves to `candidate`: resolves with the highest offset it
@@ -19,8 +22,18 @@ export interface ReplicaHooks {
    * flushed). Without this hook the high watermark moves at once.
    */
   beforeHighWatermarkAdvance?(replica: Replica, candidate: number): Promise<number>
+  /**
+   * Whether `beforeHighWatermarkAdvance` applies to this replica (default: yes). Replicas it does
+   * not apply to (log tables) move their high watermark at once.
+   */
+  gatesHighWatermark?(replica: Replica): boolean
   /** After the leader's or follower's high watermark moved (e.g. remote log upload may proceed). */
   onHighWatermarkAdvanced?(replica: Replica, highWatermark: number): void
+  /**
+   * STOP_REPLICA took the replica (after its leadership hooks ran): with `deleteLocal` its local
+   * data beside the log is to be removed, with `deleteRemote` its remote data too.
+   */
+  onReplicaStopped?(replica: Replica, deleteLocal: boolean, deleteRemote: boolean): Promise<void>
 }
 
 /** Where a replica reports what it does in the background. */

@@ -77,6 +77,20 @@ describe('replica leadership', () => {
     expect(isFlussError(await appending, 'NOT_LEADER_OR_FOLLOWER')).toBe(true)
   })
 
+  it('treats leader -1 (none elected) as no leader, and runs onBecomeFollower for a new follower epoch', async () => {
+    const followerEpochs: number[] = []
+    t = await createTestReplica({
+      hooks: { onBecomeFollower: async replica => void followerEpochs.push(replica.leaderEpoch) },
+    })
+    expect(t.replica.makeFollower(leaderAndIsr(-1, 1, [2]))).toBe(true)
+    expect(t.replica.leaderId).toBeNull()
+    expect(t.replica.isLeader).toBe(false)
+    t.replica.makeFollower(leaderAndIsr(2, 2, [2]))
+    expect(t.replica.leaderId).toBe(2)
+    await t.replica.whenHooksSettled()
+    expect(followerEpochs.length).toBe(2)
+  })
+
   it('serves a follower that has not learned the current epoch only the records before it', async () => {
     t = await createTestReplica()
     t.replica.makeLeader(leaderAndIsr(1, 0, [1, 2]))

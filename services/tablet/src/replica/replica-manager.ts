@@ -16,7 +16,7 @@ import type { TableBucket } from '@sluice/core/metadata'
 import { tableBucketKey, tableBucketToString } from '@sluice/core/metadata'
 import type { TabletCatalog } from '../catalog/tablet-catalog.js'
 import { type Clock, LogTablet, type LogTabletOptions, SerialExecutor } from '../log/index.js'
-import { appendRecordsToLog, type ProduceEntry } from './append-to-log.js'
+import { appendRecordsToLog, awaitReplication, type ProduceEntry } from './append-to-log.js'
 import type { DelayedFetchLog } from './delay/delayed-fetch-log.js'
 import { DelayedOperationManager } from './delay/delayed-operation-manager.js'
 import type { DelayedWrite, WriteResultForBucket } from './delay/delayed-write.js'
@@ -24,16 +24,18 @@ import { fetchLogRecords } from './fetch-log-records.js'
 import type { FetchLogResultForBucket, FetchParams, FetchReqInfo } from './fetch-types.js'
 import type { ReplicaFetcherManager } from './fetcher/replica-fetcher-manager.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
+import type { RemoteFetchSource } from './read-from-log.js'
 import { Replica } from './replica.js'
 import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
 import { logTabletDir } from './replica-paths.js'
 import { becomeLeaderOrFollower, stopReplicas } from './replica-state-changes.js'
-import type {
-  BucketResult,
-  IsrWriter,
-  ListOffsetsParam,
-  NotifyLeaderAndIsrData,
-  StopReplicaData,
+import {
+  type BucketResult,
+  type IsrWriter,
+  type ListOffsetsParam,
+  type NotifyLeaderAndIsrData,
+  OffsetType,
+  type StopReplicaData,
 } from './replica-types.js'
 import { SchemaCache } from './schema-cache.js'
 import type { TabletMetadataCache } from './tablet-metadata-cache.js'
@@ -51,6 +53,8 @@ export interface ReplicaManagerOptions {
   readonly isrWriter?: IsrWriter
   /** Plug-ins to every replica's leadership (KV tablets, remote log). */
   readonly hooks?: ReplicaHooks
+  /** The remote log of a bucket led here (fetches below the local log start, earliest offsets). */
+  readonly remoteLogReader?: (bucket: TableBucket) => RemoteFetchSource | null
   readonly warn?: ReplicaWarn
 }
 
@@ -65,6 +69,8 @@ export class ReplicaManager {
   readonly catalog: TabletCatalog
   readonly metadataCache: TabletMetadataCache
   readonly schemas: SchemaCache
+  /** Row types by (table id, schema id): produce validation and projection. */
+  readonly schemaRowTypes = (tableId: number, schemaId: number) => this.schemas.rowType(tableId, schemaId)
   readonly delayedWrites: DelayedOperationManager<DelayedWrite>
   readonly delayedFetches: DelayedOperationManager<DelayedFetchLog>
   readonly fetcherManager: ReplicaFetcherManager
@@ -108,6 +114,15 @@ export class ReplicaManager {
         this.#options.warn?.(`ISR check of ${replica.name} failed`, e)
       }
     }
+  }
+
+  get hooks(): ReplicaHooks | undefined {
+    return this.#options.hooks
+  }
+
+  /** The remote log of a bucket led here, if it has one. */
+  remoteLogReader(bucket: TableBucket): RemoteFetchSource | null {
+    return this.#options.remoteLogReader?.(bucket) ?? null
   }
 
   get coordinatorEpoch(): number {
@@ -189,14 +204,26 @@ export class ReplicaManager {
     return fetchLogRecords(this, params, reqs, signal)
   }
 
+  /** acks=all of PUT_KV: waits like a produce for the high watermark to pass each bucket's write. */
+  awaitReplication(
+    timeoutMs: number,
+    results: readonly WriteResultForBucket[],
+  ): Promise<WriteResultForBucket[]> {
+    return awaitReplication(this, timeoutMs, results)
+  }
+
+  /** LIST_OFFSETS; a client's EARLIEST includes the bucket's remote log. */
   async listOffsets(
     param: ListOffsetsParam,
     buckets: readonly TableBucket[],
   ): Promise<BucketResult<number>[]> {
+    const clientEarliest = param.offsetType === OffsetType.EARLIEST && param.followerServerId < 0
     return Promise.all(
       buckets.map(async tableBucket => {
         try {
-          return { tableBucket, value: await this.getReplicaOrException(tableBucket).getOffset(param) }
+          const offset = await this.getReplicaOrException(tableBucket).getOffset(param)
+          const remote = clientEarliest ? this.remoteLogReader(tableBucket) : null
+          return { tableBucket, value: remote === null ? offset : remote.earliestOffset(offset) }
         } catch (e) {
           return { tableBucket, error: toFlussError(e) }
         }

@@ -86,8 +86,8 @@ async function makeFollowers(
     const d = followers.find(([, r]) => r === replica)?.[0]
     try {
       const leaderId = replica.leaderId
-      if (leaderId === null)
-        throw new FlussError('LEADER_NOT_AVAILABLE_EXCEPTION', `${replica.name} has no leader`)
+      // No leader yet: nothing to fetch from until the coordinator elects one and says so.
+      if (leaderId === null) continue
       const list = byLeader.get(leaderId) ?? []
       list.push(replica.tableBucket)
       byLeader.set(leaderId, list)
@@ -120,6 +120,10 @@ export async function stopReplicas(
       replica.checkLeaderEpoch(d.leaderEpoch, 'stop replica')
       manager.fetcherManager.removeFetcherForBuckets([d.tableBucket])
       replica.resign()
+      if (manager.hooks?.onReplicaStopped !== undefined) {
+        await replica.whenHooksSettled()
+        await manager.hooks.onReplicaStopped(replica, d.deleteLocal, d.deleteRemote)
+      }
       if (d.deleteLocal) await manager.removeReplica(replica, true)
       results.push({ tableBucket: d.tableBucket })
     } catch (e) {

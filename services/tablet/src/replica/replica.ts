@@ -192,11 +192,14 @@ export class Replica {
     const isNewEpoch = data.leaderEpoch > this.#leaderEpoch
     const wasLeader = this.isLeader
     this.#isr.clear()
-    this.#leaderId = data.leader
+    // The coordinator sends -1 when the bucket has no leader (none of its ISR is live).
+    this.#leaderId = data.leader >= 0 ? data.leader : null
     this.#leaderEpoch = data.leaderEpoch
     this.#bucketEpoch = data.bucketEpoch
     this.#options.onChanged(this.tableBucket)
-    if (wasLeader) this.#hooks.leadershipEnded()
+    // A new follower epoch runs `onBecomeFollower` too (a replica that never led registers its
+    // follower-side work, e.g. deleting local segments already in remote storage).
+    if (wasLeader || isNewEpoch) this.#hooks.leadershipEnded()
     return isNewEpoch
   }
 

@@ -94,7 +94,9 @@ export function toFetchLogResponse(
         ...base,
         highWatermark: r.highWatermark ?? null,
         logStartOffset: r.logStartOffset ?? null,
-        records: r.records ?? Buffer.alloc(0),
+        ...(r.remoteLogFetchInfo === undefined
+          ? { records: r.records ?? Buffer.alloc(0) }
+          : { remoteLogFetchInfo: r.remoteLogFetchInfo, records: null }),
       })
     }
   }

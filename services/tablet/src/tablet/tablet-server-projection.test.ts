@@ -83,4 +83,53 @@ describe('FETCH_LOG column projection', () => {
       expect(fetched.tablesResp[0].bucketsResp[0].errorCode).toBe(ERRORS.INVALID_COLUMN_PROJECTION.code)
     }
   })
+
+  it('applies the byte limits to the projected size, filling the budget with whole projected batches', async () => {
+    const wide = rows(100, 200).map(r => [r[0], `${'x'.repeat(400)}-${r[0]}`, r[2]])
+    for (let i = 0; i < 10; i++) {
+      await client.request('PRODUCE_LOG', {
+        acks: 1,
+        tableId: TABLE_ID,
+        timeoutMs: 1000,
+        bucketsReq: [{ bucketId: 0, records: arrowBatch(wide.slice(i * 20, i * 20 + 20)) }],
+      })
+    }
+    const storedBatch = arrowBatch(wide.slice(0, 20)).length
+    const maxBytes = 3 * storedBatch
+    const request = projectedFetch([0])
+    const limited = {
+      ...request,
+      maxBytes,
+      tablesReq: [
+        {
+          ...request.tablesReq[0],
+          bucketsReq: [{ bucketId: 0, fetchOffset: 12, maxFetchBytes: maxBytes }],
+        },
+      ],
+    }
+    const fetched = await client.request('FETCH_LOG', limited)
+    const records = fetched.tablesResp[0].bucketsResp[0].records ?? Buffer.alloc(0)
+    const batches = [...new MemoryLogRecords(records).batches()]
+    expect(records.length).toBeLessThanOrEqual(maxBytes)
+    // Limited by stored sizes this would be 3 wide batches; projected, all 10 fit.
+    expect(batches.map(b => b.baseOffset)).toEqual(Array.from({ length: 10 }, (_, i) => 12 + i * 20))
+    const ids = decodeRows(records, projectRowType(LOG_SCHEMA.rowType, [0])).map(r => r[0])
+    expect(ids).toEqual(wide.map(r => r[0]))
+  })
+
+  it('returns a first projected batch larger than the limit whole, and nothing more', async () => {
+    const request = projectedFetch([0, 1, 2])
+    const tiny = {
+      ...request,
+      maxBytes: 10,
+      tablesReq: [
+        { ...request.tablesReq[0], bucketsReq: [{ bucketId: 0, fetchOffset: 0, maxFetchBytes: 10 }] },
+      ],
+    }
+    const fetched = await client.request('FETCH_LOG', tiny)
+    const batches = [
+      ...new MemoryLogRecords(fetched.tablesResp[0].bucketsResp[0].records ?? Buffer.alloc(0)).batches(),
+    ]
+    expect(batches.map(b => b.baseOffset)).toEqual([0])
+  })
 })

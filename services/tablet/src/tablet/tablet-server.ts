@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { BlobStore } from '@sluice/core/blobstore'
 import { parseListeners } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
@@ -9,6 +10,10 @@ import {
   INTERNAL_LISTENER_NAME,
   NETTY_CONNECTION_MAX_IDLE_TIME,
   NETTY_SERVER_MAX_REQUEST_SIZE,
+  REMOTE_DATA_DIR,
+  REMOTE_LOG_TASK_INTERVAL_DURATION,
+  REMOTE_LOG_TASK_MAX_UPLOAD_SEGMENTS,
+  SLUICE_BLOBSTORE_URI,
   SLUICE_RPC_SERVER_MAX_CONNECTIONS,
   SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
   SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
@@ -22,14 +27,20 @@ import {
   TABLET_SERVER_RACK,
 } from '@sluice/core/config'
 import { assert } from '@sluice/core/errors'
+import type { MetaStore } from '@sluice/core/metastore'
 import { ConnectionPool, type Handlers, type RpcLogger, RpcServer, SILENT_LOGGER } from '@sluice/core/rpc'
 import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
+import { RemoteLogManager } from '../remote/index.js'
 import type { ReplicaHooks } from '../replica/replica-hooks.js'
 import { ReplicaManager } from '../replica/replica-manager.js'
 import { TabletMetadataCache } from '../replica/tablet-metadata-cache.js'
 import { type ControlledShutdownSettings, controlledShutdown } from './controlled-shutdown.js'
 import { createFetcherManager } from './fetcher-wiring.js'
+import { KvBuckets } from './kv-buckets.js'
+import { LakeOffsetsCache } from './lake-offsets-cache.js'
+import { RemoteLogWiring } from './remote-log-wiring.js'
+import { serverReplicaHooks } from './server-hooks.js'
 import { ServerLeaseKeeper } from './server-lease.js'
 import { TabletService } from './tablet-service.js'
 
@@ -43,8 +54,23 @@ export interface TabletServerDeps {
    */
   readonly adminHandlers?: Partial<Handlers>
   readonly logger?: RpcLogger
-  /** Plug-ins to every replica's leadership (KV tablets, remote log). */
+  /** Extra plug-ins to every replica's leadership (after the server's KV tablets and remote log). */
   readonly replicaHooks?: ReplicaHooks
+  /**
+   * Remote storage (`sluice.blobstore.uri`) and the metadata store behind the catalog: with both,
+   * sealed log segments are uploaded (remote log) and KV snapshots taken; without, buckets keep
+   * everything local and KV tablets recover from the log alone.
+   */
+  readonly blobStore?: BlobStore
+  readonly metaStore?: MetaStore
+}
+
+/**
+ * `remote.data.dir` as clients reach it: the option, else the blob store's own URI (both must name
+ * the same place, since official clients compute remote object paths under it).
+ */
+export function remoteDataDirOf(config: Configuration): string | undefined {
+  return config.getOptional(REMOTE_DATA_DIR) ?? config.getOptional(SLUICE_BLOBSTORE_URI)
 }
 
 /**
@@ -55,6 +81,9 @@ export interface TabletServerDeps {
 export class TabletServer {
   readonly serverId: number
   readonly replicaManager: ReplicaManager
+  readonly kvBuckets: KvBuckets
+  /** Null without remote storage. */
+  readonly remoteLogManager: RemoteLogManager | null
   readonly #deps: TabletServerDeps
   readonly #pool: ConnectionPool
   readonly #servers: RpcServer[] = []
@@ -68,6 +97,17 @@ export class TabletServer {
     this.serverId = config.get(TABLET_SERVER_ID)
     this.#pool = new ConnectionPool({ clientSoftwareName: `sluice-tablet-server-${this.serverId}` })
     const metadataCache = new TabletMetadataCache()
+    this.remoteLogManager = this.#createRemoteLogManager()
+    const remote = this.#remoteLogWiring()
+    this.kvBuckets = new KvBuckets({
+      config,
+      catalog: deps.catalog,
+      ...(deps.blobStore === undefined ? {} : { blobStore: deps.blobStore }),
+      ...(deps.metaStore === undefined ? {} : { metaStore: deps.metaStore }),
+      remoteChangelog: bucket => remote?.reader(bucket) ?? null,
+      logger: this.#componentLogger(),
+    })
+    const hooks = serverReplicaHooks(this.kvBuckets, remote, deps.replicaHooks)
     this.replicaManager = new ReplicaManager({
       serverId: this.serverId,
       dataDir: config.get(DATA_DIR),
@@ -75,7 +115,8 @@ export class TabletServer {
       catalog: deps.catalog,
       clock: deps.clock ?? SYSTEM_CLOCK,
       metadataCache,
-      ...(deps.replicaHooks === undefined ? {} : { hooks: deps.replicaHooks }),
+      hooks,
+      remoteLogReader: bucket => remote?.reader(bucket) ?? null,
       warn: (message, error) => this.#warn(message, error),
       createFetcherManager: manager =>
         createFetcherManager(manager, {
@@ -150,6 +191,8 @@ export class TabletServer {
     await closing
     const errors: unknown[] = []
     await this.replicaManager.shutdown().catch(e => errors.push(e))
+    await this.kvBuckets.close().catch(e => errors.push(e))
+    await this.remoteLogManager?.close().catch(e => errors.push(e))
     await this.#lease?.release().catch(e => errors.push(e))
     await this.#pool.close()
     this.#state = 'stopped'
@@ -180,6 +223,7 @@ export class TabletServer {
       catalog: this.#deps.catalog,
       config,
       writesFenced: () => this.writesFenced,
+      kvBuckets: this.kvBuckets,
     })
     const own = service.handlers()
     const admin = Object.fromEntries(
@@ -206,6 +250,45 @@ export class TabletServer {
       bound.push({ listenerName: l.listenerName, host: l.host, port: address.port })
     }
     return bound
+  }
+
+  #createRemoteLogManager(): RemoteLogManager | null {
+    const { config, blobStore, metaStore } = this.#deps
+    const remoteDataDir = remoteDataDirOf(config)
+    if (blobStore === undefined || metaStore === undefined || remoteDataDir === undefined) return null
+    return new RemoteLogManager({
+      blobStore,
+      metaStore,
+      remoteDataDir,
+      taskIntervalMs: config.get(REMOTE_LOG_TASK_INTERVAL_DURATION),
+      maxUploadSegments: config.get(REMOTE_LOG_TASK_MAX_UPLOAD_SEGMENTS),
+      ...(this.#deps.clock === undefined ? {} : { clock: this.#deps.clock }),
+      logger: this.#componentLogger(),
+    })
+  }
+
+  #remoteLogWiring(): RemoteLogWiring | null {
+    const manager = this.remoteLogManager
+    const { metaStore, config } = this.#deps
+    if (manager === null || !manager.enabled || metaStore === undefined) return null
+    const clock = this.#deps.clock ?? SYSTEM_CLOCK
+    const warn = (message: string, error?: unknown) => this.#warn(message, error)
+    const refreshMs = config.get(REMOTE_LOG_TASK_INTERVAL_DURATION)
+    return new RemoteLogWiring({
+      manager,
+      lakeOffsets: new LakeOffsetsCache(metaStore, refreshMs, () => clock.nowMs(), warn),
+      kvSnapshotOffset: bucket => this.kvBuckets.snapshotOffset(bucket),
+      warn,
+    })
+  }
+
+  /** Background components (KV snapshots, remote log) report warnings through the server's logger. */
+  #componentLogger() {
+    return {
+      info: () => undefined,
+      warn: (message: string, fields?: Record<string, unknown>) =>
+        (this.#deps.logger ?? SILENT_LOGGER).warn(message, fields),
+    }
   }
 
   #warn(message: string, error?: unknown): void {

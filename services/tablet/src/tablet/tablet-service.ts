@@ -1,13 +1,23 @@
 import type { Configuration } from '@sluice/core/config'
+import { SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { tableBucketKey } from '@sluice/core/metadata'
-import type { ApiRequest, ApiResponseInit, Handler, Handlers, RequestContext } from '@sluice/core/rpc'
+import {
+  type ApiRequest,
+  type ApiResponseInit,
+  type Handler,
+  type Handlers,
+  isSluiceClient,
+  type RequestContext,
+} from '@sluice/core/rpc'
 import type { TabletCatalog } from '../catalog/tablet-catalog.js'
 import type { ProduceEntry } from '../replica/append-to-log.js'
 import type { WriteResultForBucket } from '../replica/delay/delayed-write.js'
 import type { FetchParams } from '../replica/fetch-types.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
-import { SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME } from '@sluice/core/config'
+import type { BucketResult } from '../replica/replica-types.js'
+import type { KvBuckets } from './kv-buckets.js'
+import { type KvServiceApi, kvServiceHandlers } from './kv-service.js'
 import {
   bucketErrorFields,
   errorFields,
@@ -30,6 +40,7 @@ export type TabletServiceApi =
   | 'STOP_REPLICA'
   | 'UPDATE_METADATA'
   | 'GET_TABLE_STATS'
+  | KvServiceApi
 
 /** Fluss's wait when a fetch sets min_bytes but not max_wait_ms. */
 const DEFAULT_MAX_WAIT_MS_WHEN_MIN_BYTES_ENABLED = 100
@@ -40,6 +51,8 @@ export interface TabletServiceOptions {
   readonly config: Configuration
   /** True while this server must not take writes (its membership lease was lost). */
   readonly writesFenced: () => boolean
+  /** The KvTablets of the primary-key buckets led here. */
+  readonly kvBuckets: KvBuckets
 }
 
 /**
@@ -55,9 +68,12 @@ export class TabletService {
   }
 
   handlers(): Handlers<TabletServiceApi> {
+    const { replicaManager, kvBuckets, writesFenced } = this.#options
     return {
+      ...kvServiceHandlers({ replicaManager, kvBuckets, writesFenced }),
       PRODUCE_LOG: (r: ApiRequest<'PRODUCE_LOG'>) => this.produceLog(r),
-      FETCH_LOG: (r: ApiRequest<'FETCH_LOG'>, ctx: RequestContext) => this.fetchLog(r, ctx.signal),
+      FETCH_LOG: (r: ApiRequest<'FETCH_LOG'>, ctx: RequestContext) =>
+        this.fetchLog(r, ctx.signal, isSluiceClient(ctx.connection)),
       LIST_OFFSETS: (r: ApiRequest<'LIST_OFFSETS'>) => this.listOffsets(r),
       INIT_WRITER: () => this.initWriter(),
       NOTIFY_LEADER_AND_ISR: (r: ApiRequest<'NOTIFY_LEADER_AND_ISR'>) => this.notifyLeaderAndIsr(r),
@@ -89,9 +105,11 @@ export class TabletService {
     }
   }
 
+  /** `remoteRecords`: the client reads tiered data through the server (Sluice's SDK). */
   async fetchLog(
     request: ApiRequest<'FETCH_LOG'>,
     signal?: AbortSignal,
+    remoteRecords = false,
   ): Promise<ApiResponseInit<'FETCH_LOG'>> {
     const maxWaitCapMs = this.#options.config.get(SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME)
     const minBytes = request.minBytes ?? -1
@@ -102,6 +120,7 @@ export class TabletService {
       maxBytes: Math.max(0, request.maxBytes),
       minBytes,
       maxWaitMs: Math.min(Math.max(0, askedWaitMs), maxWaitCapMs),
+      remoteRecords,
     }
     const results = await this.#options.replicaManager.fetchLogRecords(
       params,
@@ -172,7 +191,7 @@ export class TabletService {
 
   async getTableStats(request: ApiRequest<'GET_TABLE_STATS'>): Promise<ApiResponseInit<'GET_TABLE_STATS'>> {
     const buckets = request.bucketsReq.map(b => toTableBucket(request.tableId, b.partitionId, b.bucketId))
-    const results = this.#options.replicaManager.getTableStats(buckets)
+    const results = this.#options.replicaManager.getTableStats(buckets).map(r => this.#kvRowCount(r))
     return {
       bucketsResp: results.map(r => ({
         partitionId: r.tableBucket.partitionId ?? null,
@@ -180,5 +199,18 @@ export class TabletService {
         ...(r.error === undefined ? { rowCount: r.value ?? null } : errorFields(r.error)),
       })),
     }
+  }
+
+  /** Primary-key buckets count the rows of their KvTablet (Fluss's `getRowCount`), not log records. */
+  #kvRowCount(result: BucketResult<number>): BucketResult<number> {
+    if (result.error !== undefined) return result
+    const replica = this.#options.replicaManager.getReplica(result.tableBucket)
+    if (replica === undefined || !replica.tableInfo.hasPrimaryKey) return result
+    const kv = replica.isLeader ? this.#options.kvBuckets.kvTablet(result.tableBucket) : null
+    if (kv === null) {
+      const error = new FlussError('NOT_LEADER_OR_FOLLOWER', `${replica.name} has no open KV store here`)
+      return { tableBucket: result.tableBucket, error }
+    }
+    return { tableBucket: result.tableBucket, value: kv.rowCount }
   }
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ArrowBatchReader, ArrowBatchWriter, type ArrowCompressionInfo } from '@sluice/core/arrow'
+import { MemoryBlobStore } from '@sluice/core/blobstore'
 import { Catalog, createDatabase, createTable, readOnlyAdminHandlers } from '@sluice/core/catalog'
 import {
   BIND_LISTENERS,
@@ -21,7 +22,7 @@ import type { Row } from '@sluice/core/row'
 import { ServerConnection } from '@sluice/core/rpc'
 import { DataTypes, type RowType } from '@sluice/core/types'
 import { CatalogTabletCatalog } from '../catalog/catalog-tablet-catalog.js'
-import { TabletServer } from './tablet-server.js'
+import { TabletServer, type TabletServerDeps } from './tablet-server.js'
 
 /** Test scaffolding for tablet server tests: a log table, real batches, servers on loopback. */
 
@@ -34,6 +35,14 @@ export const LOG_SCHEMA = Schema.newBuilder()
 /** The id the first table created in a fresh metadata store gets. */
 export const TABLE_ID = 0
 export const TABLE_PATH = tablePath('db1', 'events')
+
+/** A primary-key table: (id, name) key, bucketed by id, plus a value column. */
+export const PK_SCHEMA = Schema.newBuilder()
+  .column('id', DataTypes.INT())
+  .column('name', DataTypes.STRING())
+  .column('score', DataTypes.BIGINT())
+  .primaryKey('id', 'name')
+  .build()
 
 export function rows(from: number, count: number): Row[] {
   return Array.from({ length: count }, (_, i) => [from + i, `name-${from + i}`, BigInt((from + i) * 10)])
@@ -82,6 +91,8 @@ export function batchOffsets(records: Uint8Array | null): { base: number; count:
 /** One catalog (and metadata store) shared by the servers of a test. */
 export class TestCluster {
   readonly store = new MemoryMetaStore()
+  /** Remote storage shared by the servers started with `{ remote: true }`. */
+  readonly blobStore = new MemoryBlobStore()
   readonly sharedCatalog = new Catalog(this.store)
   readonly catalog = new CatalogTabletCatalog(this.sharedCatalog, this.store, 'FLUSS')
   readonly #dirs: string[] = []
@@ -104,6 +115,20 @@ export class TestCluster {
     return info
   }
 
+  /** Creates a primary-key table (PK_SCHEMA, bucket key `id`) at TABLE_PATH (id TABLE_ID). */
+  async createPkTable(numBuckets = 1, properties: Record<string, string> = {}): Promise<TableInfo> {
+    let builder = TableDescriptor.builder().schema(PK_SCHEMA).distributedBy(numBuckets, 'id')
+    for (const [k, v] of Object.entries(properties)) builder = builder.property(k, v)
+    await createDatabase(this.sharedCatalog, TABLE_PATH.databaseName, databaseDescriptor(), true)
+    const created = await createTable(this.sharedCatalog, {
+      tablePath: TABLE_PATH,
+      descriptor: builder.build(),
+      coordinatorEpoch: 0,
+      ignoreIfExists: false,
+    })
+    return this.catalog.getTableInfo(created?.table.tableId ?? -1)
+  }
+
   async tempDir(): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'sluice-tablet-'))
     this.#dirs.push(dir)
@@ -115,6 +140,7 @@ export class TestCluster {
     serverId: number,
     dataDir?: string,
     extra: Record<string, unknown> = {},
+    deps: { readonly remote?: boolean } & Partial<TabletServerDeps> = {},
   ): Promise<TabletServer> {
     const config = Configuration.load({
       [BIND_LISTENERS.key]: 'FLUSS://127.0.0.1:0',
@@ -130,10 +156,13 @@ export class TestCluster {
       ...extra,
     })
     // Options not (yet) in the core registry are set directly.
+    const { remote, ...overrides } = deps
     const server = new TabletServer({
       config,
       catalog: this.catalog,
       adminHandlers: readOnlyAdminHandlers(this.sharedCatalog),
+      ...(remote === true ? { blobStore: this.blobStore, metaStore: this.store } : {}),
+      ...overrides,
     })
     await server.start()
     this.#servers.add(server)

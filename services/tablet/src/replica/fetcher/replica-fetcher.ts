@@ -253,9 +253,30 @@ export class ReplicaFetcher {
     }
     // The log changed under the request (truncation): fetch again from the new end.
     if (replica.logTablet.logEndOffset !== fetchOffset) return
+    if (b.remoteLogFetchInfo !== null) {
+      await this.#skipRemoteSegments(replica, b.remoteLogFetchInfo.remoteLogSegments)
+      return
+    }
     const records = b.records
     if (records !== null && records.length > 0) await replica.appendRecordsToFollower(records)
     if (b.highWatermark !== null) replica.updateFollowerHighWatermark(b.highWatermark)
+  }
+
+  /**
+   * The leader answered with remote segments: what this follower lacks is no longer on the
+   * leader's disk. Followers keep no data below the leader's local log, so the log restarts at the
+   * end of the remote segments (and the epoch history with it).
+   */
+  async #skipRemoteSegments(
+    replica: Replica,
+    segments: readonly { readonly remoteLogEndOffset: number }[],
+  ): Promise<void> {
+    const end = segments.reduce((max, s) => Math.max(max, s.remoteLogEndOffset), -1)
+    if (end <= replica.logTablet.logEndOffset) return
+    this.context.warn(`restarting ${replica.name} at ${end}, the end of the leader's remote log segments`)
+    await replica.logTablet.truncateFullyAndStartAt(end)
+    replica.epochCache.clear()
+    await replica.epochCache.flush()
   }
 
   #backoff(entries: readonly FetchEntry[]): void {

@@ -1,0 +1,113 @@
+import { KvRecordBatch } from '@sluice/core/kvbatch'
+import { type TableBucket, tableBucket } from '@sluice/core/metadata'
+import type { ApiRequest, ApiResponseInit, Handler } from '@sluice/core/rpc'
+import {
+  handleLimitScan,
+  handleLookup,
+  handlePrefixLookup,
+  handlePutKv,
+  type KvReplica,
+  type KvRequestContext,
+} from '../kv/index.js'
+import type { ReplicaManager } from '../replica/replica-manager.js'
+import type { KvBuckets } from './kv-buckets.js'
+
+/** The primary-key APIs of the TabletService. */
+export type KvServiceApi = 'PUT_KV' | 'LOOKUP' | 'PREFIX_LOOKUP' | 'LIMIT_SCAN'
+
+/** Most bytes a LIMIT_SCAN of a log bucket returns (whole batches, at least one). */
+export const LIMIT_SCAN_MAX_BYTES = 8 * 1024 * 1024
+
+export interface KvServiceOptions {
+  readonly replicaManager: ReplicaManager
+  readonly kvBuckets: KvBuckets
+  readonly writesFenced: () => boolean
+}
+
+/**
+ * PUT_KV, LOOKUP, PREFIX_LOOKUP and LIMIT_SCAN over the replicas of this server: each bucket's
+ * leadership must be ready first (a new leader opens its KvTablet before it serves), and a put's
+ * batch of a schema newer than the ones the KvTablet knows makes that schema known first.
+ */
+export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceApi]: Handler<K> } {
+  const ctx = kvRequestContext(options)
+  return {
+    PUT_KV: async (r: ApiRequest<'PUT_KV'>): Promise<ApiResponseInit<'PUT_KV'>> => {
+      const buckets = r.bucketsReq.map(b => bucketOf(r.tableId, b))
+      await whenLeadersReady(options.replicaManager, buckets)
+      await Promise.all(
+        r.bucketsReq.map((b, i) => ensureSchema(options.kvBuckets, buckets[i] as TableBucket, b.records)),
+      )
+      return handlePutKv(r, ctx)
+    },
+    LOOKUP: async (r: ApiRequest<'LOOKUP'>): Promise<ApiResponseInit<'LOOKUP'>> => {
+      await whenLeadersReady(
+        options.replicaManager,
+        r.bucketsReq.map(b => bucketOf(r.tableId, b)),
+      )
+      return handleLookup(r, ctx)
+    },
+    PREFIX_LOOKUP: async (r: ApiRequest<'PREFIX_LOOKUP'>): Promise<ApiResponseInit<'PREFIX_LOOKUP'>> => {
+      await whenLeadersReady(
+        options.replicaManager,
+        r.bucketsReq.map(b => bucketOf(r.tableId, b)),
+      )
+      return handlePrefixLookup(r, ctx)
+    },
+    LIMIT_SCAN: async (r: ApiRequest<'LIMIT_SCAN'>): Promise<ApiResponseInit<'LIMIT_SCAN'>> => {
+      await whenLeadersReady(options.replicaManager, [bucketOf(r.tableId, r)])
+      return handleLimitScan(r, ctx)
+    },
+  }
+}
+
+function bucketOf(tableId: number, b: { partitionId: number | null; bucketId: number }): TableBucket {
+  return tableBucket(tableId, b.bucketId, b.partitionId ?? undefined)
+}
+
+/** Waits for the buckets led here to be ready; a failed preparation shows up as the bucket's error. */
+async function whenLeadersReady(manager: ReplicaManager, buckets: readonly TableBucket[]): Promise<void> {
+  await Promise.all(
+    buckets.map(async b => {
+      const replica = manager.getReplica(b)
+      if (replica?.isLeader === true) await replica.whenLeaderReady().catch(() => undefined)
+    }),
+  )
+}
+
+async function ensureSchema(kvBuckets: KvBuckets, bucket: TableBucket, records: Uint8Array): Promise<void> {
+  const schemas = kvBuckets.schemas(bucket)
+  if (schemas === null) return
+  let schemaId: number
+  try {
+    schemaId = KvRecordBatch.from(records).schemaId
+  } catch {
+    return // the put itself refuses the batch with its error
+  }
+  await schemas.ensure(schemaId)
+}
+
+function kvRequestContext(options: KvServiceOptions): KvRequestContext {
+  const { replicaManager: manager, kvBuckets } = options
+  return {
+    serverId: manager.serverId,
+    limitScanMaxBytes: LIMIT_SCAN_MAX_BYTES,
+    writesFenced: options.writesFenced,
+    awaitReplication: (timeoutMs, results) => manager.awaitReplication(timeoutMs, results),
+    getReplica(bucket): KvReplica {
+      const replica = manager.getReplicaOrException(bucket)
+      return {
+        isPrimaryKeyTable: replica.tableInfo.hasPrimaryKey,
+        isLeader: replica.isLeader,
+        kvTablet: replica.isLeader ? kvBuckets.kvTablet(bucket) : null,
+        logTablet: replica.logTablet,
+        checkInSyncReplicas: acks => replica.checkInSyncReplicas(acks),
+        maybeIncrementLeaderHighWatermark: () => {
+          // The put appended to the log: wake the followers' parked fetches first.
+          manager.completeDelayedOperations(bucket)
+          return replica.maybeIncrementLeaderHighWatermark()
+        },
+      }
+    },
+  }
+}
