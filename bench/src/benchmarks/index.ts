@@ -1,9 +1,16 @@
 import type { Benchmark } from '../harness.js'
 import { arrowEncode } from './arrow-encode.js'
 import { gatewayAppendArrow, gatewayAppendJson } from './gateway-append.js'
+import { kvRecovery } from './kv-recovery.js'
+import { lakeLag } from './lake-lag.js'
 import { logAppend } from './log-append.js'
+import { pkLookup } from './pk-lookup.js'
+import { pkUpsert } from './pk-upsert.js'
 import { projectedScan } from './projected-scan.js'
+import { replication } from './replication.js'
+import { replicationFailover } from './replication-failover.js'
 import { sdkAppend } from './sdk-append.js'
+import { tiering } from './tiering.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: benchmarks have heterogeneous contexts
 export const BENCHMARKS: readonly Benchmark<any>[] = [
@@ -13,4 +20,11 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   projectedScan,
   gatewayAppendJson,
   gatewayAppendArrow,
+  pkUpsert,
+  tiering,
+  kvRecovery,
+  pkLookup,
+  replication,
+  replicationFailover,
+  lakeLag,
 ]
