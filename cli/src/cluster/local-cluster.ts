@@ -80,6 +80,8 @@ export class LocalCluster {
     // remote log segments from where the servers uploaded them.
     return {
       ...this.aws.config,
+      // The lake format of the cluster: tables with table.datalake.enabled become Iceberg tables.
+      'datalake.format': 'iceberg',
       ...this.options.serverConfig,
     }
   }
