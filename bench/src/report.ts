@@ -43,7 +43,7 @@ absolute numbers (these machines are shared and noisy). Re-running a benchmark r
 `
 
 export function mergeIntoDoc(existing: string | undefined, results: readonly BenchResult[]): string {
-  let doc = existing && existing.startsWith('# Benchmarks') ? existing : HEADER
+  let doc = existing?.startsWith('# Benchmarks') ? existing : HEADER
   for (const r of results) {
     const section = renderSection(r)
     const re = new RegExp(`<!-- bench:${r.name} -->[\\s\\S]*?<!-- /bench:${r.name} -->`)

@@ -1,2 +1,2 @@
-export * from './types/data-type.js'
 export * from './row/value.js'
+export * from './types/data-type.js'

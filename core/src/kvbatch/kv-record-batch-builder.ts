@@ -1,5 +1,5 @@
-import { crc32c } from '../record/crc32c.js'
 import { assert, FlussError } from '../errors/index.js'
+import { crc32c } from '../record/crc32c.js'
 import { varIntSize } from '../row/compacted/compacted-row-writer.js'
 import { checkSchemaId } from '../row/value-codec.js'
 import { ByteBuilder } from './byte-builder.js'

@@ -30,7 +30,8 @@ export class Decimal {
     const intPart = m[2] || '0'
     let frac = m[3] ?? ''
     if (frac.length > scale) {
-      if (/[^0]/.test(frac.slice(scale))) throw new RangeError(`'${text}' has more than ${scale} fraction digits`)
+      if (/[^0]/.test(frac.slice(scale)))
+        throw new RangeError(`'${text}' has more than ${scale} fraction digits`)
       frac = frac.slice(0, scale)
     }
     frac = frac.padEnd(scale, '0')

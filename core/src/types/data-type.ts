@@ -110,9 +110,18 @@ export const DataTypes = {
   DATE: (): PrimitiveType => ({ type: 'DATE', nullable: true }),
   CHAR: (length: number): CharType => ({ type: 'CHAR', length, nullable: true }),
   BINARY: (length: number): BinaryType => ({ type: 'BINARY', length, nullable: true }),
-  DECIMAL: (precision: number, scale: number): DecimalType => ({ type: 'DECIMAL', precision, scale, nullable: true }),
+  DECIMAL: (precision: number, scale: number): DecimalType => ({
+    type: 'DECIMAL',
+    precision,
+    scale,
+    nullable: true,
+  }),
   TIME: (precision = 0): TimeType => ({ type: 'TIME_WITHOUT_TIME_ZONE', precision, nullable: true }),
-  TIMESTAMP: (precision = 6): TimestampType => ({ type: 'TIMESTAMP_WITHOUT_TIME_ZONE', precision, nullable: true }),
+  TIMESTAMP: (precision = 6): TimestampType => ({
+    type: 'TIMESTAMP_WITHOUT_TIME_ZONE',
+    precision,
+    nullable: true,
+  }),
   TIMESTAMP_LTZ: (precision = 6): LocalZonedTimestampType => ({
     type: 'TIMESTAMP_WITH_LOCAL_TIME_ZONE',
     precision,

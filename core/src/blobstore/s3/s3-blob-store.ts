@@ -21,7 +21,6 @@ import {
   type BlobBody,
   type BlobInfo,
   type BlobStore,
-  type ByteRange,
   type GetOptions,
   type ListOptions,
   type ListPage,
