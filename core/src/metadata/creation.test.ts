@@ -93,6 +93,13 @@ describe('applySystemDefaults', () => {
     )
   })
 
+  it('binds the lake format only to tables that enable the lake (key encoding stays Fluss otherwise)', () => {
+    const plain = TableDescriptor.builder().schema(pkSchema).build()
+    expect(applySystemDefaults(plain, { ...CTX, dataLakeFormat: 'iceberg' }).properties).not.toHaveProperty(
+      'table.datalake.format',
+    )
+  })
+
   it('refuses a kv format version newer than supported', () => {
     const d = TableDescriptor.builder().schema(pkSchema).property('table.kv.format-version', '3').build()
     expectFlussError(() => applySystemDefaults(d, CTX), 'INVALID_CONFIG_EXCEPTION', 'table.kv.format-version')

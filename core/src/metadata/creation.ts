@@ -64,7 +64,11 @@ export function applySystemDefaults(d: TableDescriptor, defaults: SystemDefaults
   if (d.partitionKeys.length > 1 && original.get(TABLE_AUTO_PARTITION_ENABLED)) {
     setDefault(TABLE_AUTO_PARTITION_NUM_PRECREATE.key, '0')
   }
-  if (defaults.dataLakeFormat !== undefined) setDefault(TABLE_DATALAKE_FORMAT.key, defaults.dataLakeFormat)
+  // The lake format decides how keys are encoded and bucketed (the lake's encoders for bucket keys),
+  // so it is bound only to tables that enable the lake; other tables keep Fluss's own encoding.
+  if (defaults.dataLakeFormat !== undefined && original.get(TABLE_DATALAKE_ENABLED)) {
+    setDefault(TABLE_DATALAKE_FORMAT.key, defaults.dataLakeFormat)
+  }
   if (original.get(TABLE_DATALAKE_ENABLED) && defaults.dataLakeFormat === undefined) {
     throw new FlussError(
       'INVALID_TABLE_EXCEPTION',

@@ -1,5 +1,10 @@
 import type { TableRecord } from '@sluice/core/catalog'
-import { TABLE_PROPERTY_PREFIX, validateAlterTableProperties } from '@sluice/core/config'
+import {
+  TABLE_DATALAKE_ENABLED,
+  TABLE_DATALAKE_FORMAT,
+  TABLE_PROPERTY_PREFIX,
+  validateAlterTableProperties,
+} from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { type TableDescriptor, validateTableDescriptor } from '@sluice/core/metadata'
 import type { AlterTableRequest } from '@sluice/core/rpc'
@@ -19,6 +24,7 @@ export function alteredDescriptor(
   table: TableRecord,
   request: AlterTableRequest,
   maxBucketNum: number,
+  dataLakeFormat?: string,
 ): TableDescriptor | undefined {
   const schemaChanges =
     request.addColumns.length +
@@ -49,12 +55,34 @@ export function alteredDescriptor(
     partitioned: d.isPartitioned,
   })
   const properties = apply(d.properties, changes, key => key.startsWith(TABLE_PROPERTY_PREFIX))
+  bindLakeFormat(d, properties, dataLakeFormat)
   const customProperties = apply(d.customProperties, changes, key => !key.startsWith(TABLE_PROPERTY_PREFIX))
   if (sameEntries(properties, d.properties) && sameEntries(customProperties, d.customProperties))
     return undefined
   const next = d.withProperties(properties, customProperties)
   validateTableDescriptor(next, { maxBucketNum, nestedTypesSupported: false })
   return next
+}
+
+/**
+ * Enabling the lake later binds the cluster's lake format. Tables with bucket keys were created with
+ * Fluss's key encoding and bucketing, which the lake format would change, so they may enable the lake
+ * only at creation (Fluss has the same rule for tables created before the cluster had a lake format).
+ */
+function bindLakeFormat(d: TableDescriptor, properties: Record<string, string>, format?: string): void {
+  if (properties[TABLE_DATALAKE_ENABLED.key]?.toLowerCase() !== 'true') return
+  if (properties[TABLE_DATALAKE_FORMAT.key] !== undefined) return
+  if (format === undefined) {
+    throw invalidAlter(
+      `'${TABLE_DATALAKE_ENABLED.key}' is enabled for the table, but the Fluss cluster doesn't enable datalake tables.`,
+    )
+  }
+  if (d.bucketKeys.length > 0) {
+    throw invalidAlter(
+      `The table has bucket keys and was created without a lake format; enable '${TABLE_DATALAKE_ENABLED.key}' when creating such tables.`,
+    )
+  }
+  properties[TABLE_DATALAKE_FORMAT.key] = format
 }
 
 function apply(

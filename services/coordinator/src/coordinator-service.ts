@@ -87,7 +87,12 @@ export function coordinatorHandlers(
           if (req.ignoreIfNotExists) return false
           throw new FlussError('TABLE_NOT_EXIST', `Table '${tablePathToString(path)}' does not exist.`)
         }
-        const next = alteredDescriptor(table, req, controller.tables.settings.maxBucketNum)
+        const next = alteredDescriptor(
+          table,
+          req,
+          controller.tables.settings.maxBucketNum,
+          controller.tables.settings.dataLakeFormat,
+        )
         if (next !== undefined) await tables.storeDescriptor(table, next)
         return next !== undefined
       })
