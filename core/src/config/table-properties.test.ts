@@ -150,15 +150,6 @@ describe('validateAlterTableProperties', () => {
     )
   })
 
-  it('refuses to enable the lake on a table created without a lake format', () => {
-    const message = rejection(
-      () => validateAlterTableProperties({ 'table.datalake.enabled': 'true' }, { 'table.log.ttl': '1d' }),
-      'INVALID_ALTER_TABLE_EXCEPTION',
-    )
-    expect(message).toContain('created before the Fluss cluster enabled datalake')
-    validateAlterTableProperties({ 'table.datalake.enabled': 'true' }, current)
-  })
-
   it('leaves custom properties to the caller, except lake-format ones of a lake table', () => {
     expect(validateAlterTableProperties({ owner: 'me' }, current).toRecord()).toEqual(current)
     const lake = { ...current, 'table.datalake.enabled': 'true' }

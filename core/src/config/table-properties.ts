@@ -69,16 +69,8 @@ export function validateAlterTableProperties(
         'INVALID_ALTER_TABLE_EXCEPTION',
         `The option '${key}' is not supported to alter yet.`,
       )
-    if (
-      key === TABLE_DATALAKE_ENABLED.key &&
-      current !== undefined &&
-      current[TABLE_DATALAKE_FORMAT.key] === undefined
-    ) {
-      throw new FlussError(
-        'INVALID_ALTER_TABLE_EXCEPTION',
-        `The option '${key}' cannot be altered for tables that were created before the Fluss cluster enabled datalake.`,
-      )
-    }
+    // Enabling the lake on a table without a lake format is decided by the coordinator, which knows
+    // the cluster's format and the table's bucket keys (services/coordinator alter-table.ts).
     if (value === null) delete next[key]
     else {
       opt.parse(value)

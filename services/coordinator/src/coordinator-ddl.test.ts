@@ -270,6 +270,14 @@ describe('table DDL over RPC', () => {
       addColumns: [{ columnName: 'x', dataTypeJson: json({ type: 'INTEGER' }), columnPositionType: 0 }],
     }
     expect((await failure(alter([], addColumn))).errorName).toBe('INVALID_ALTER_TABLE_EXCEPTION')
+    // This cluster has no lake format: a table cannot enable the lake.
+    const lake = await failure(
+      alter([{ configKey: 'table.datalake.enabled', configValue: 'true', opType: 0 }]),
+    )
+    expect([lake.errorName, lake.message]).toEqual([
+      'INVALID_ALTER_TABLE_EXCEPTION',
+      "'table.datalake.enabled' is enabled for the table, but the Fluss cluster doesn't enable datalake tables.",
+    ])
     const missing = client.request('ALTER_TABLE', {
       tablePath: path('zz'),
       ignoreIfNotExists: false,
