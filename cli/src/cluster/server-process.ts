@@ -50,7 +50,9 @@ export class ServerProcess {
     const o = this.options
     mkdirSync(dirname(o.logFile), { recursive: true })
     this.log = createWriteStream(o.logFile, { flags: 'a' })
-    const child = spawn(process.execPath, [o.script, ...(o.args ?? [])], {
+    // SLUICE_NODE_ARGS: extra node flags for the servers (e.g. --cpu-prof), for debugging.
+    const nodeArgs = (o.env.SLUICE_NODE_ARGS ?? '').split(' ').filter(a => a !== '')
+    const child = spawn(process.execPath, [...nodeArgs, o.script, ...(o.args ?? [])], {
       env: { ...o.env, SLUICE_EXIT_WITH_PARENT: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
