@@ -26,6 +26,7 @@ describe('clientOptions', () => {
       fetchWaitMaxMs: 500,
       maxPollRecords: 500,
       checkCrc: true,
+      partitionDiscoveryIntervalMs: 60_000,
     })
   })
 

@@ -13,6 +13,7 @@ import {
   CLIENT_SCANNER_LOG_FETCH_MIN_BYTES,
   CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME,
   CLIENT_SCANNER_LOG_MAX_POLL_RECORDS,
+  CLIENT_SCANNER_PARTITION_DISCOVERY_INTERVAL,
   CLIENT_WRITER_ACKS,
   CLIENT_WRITER_BATCH_SIZE,
   CLIENT_WRITER_BATCH_TIMEOUT,
@@ -58,6 +59,8 @@ export interface ScannerOptions {
   readonly fetchWaitMaxMs: number
   readonly maxPollRecords: number
   readonly checkCrc: boolean
+  /** How often a scanner of all partitions lists them (0 = once). */
+  readonly partitionDiscoveryIntervalMs: number
 }
 
 /** What lookups read from the client configuration (`client.lookup.*`). */
@@ -113,6 +116,7 @@ export function clientOptions(conf: Configuration): ClientOptions {
       fetchWaitMaxMs: conf.get(CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME),
       maxPollRecords: conf.get(CLIENT_SCANNER_LOG_MAX_POLL_RECORDS),
       checkCrc: conf.get(CLIENT_SCANNER_LOG_CHECK_CRC),
+      partitionDiscoveryIntervalMs: conf.get(CLIENT_SCANNER_PARTITION_DISCOVERY_INTERVAL),
     },
     lookup: {
       queueSize: conf.get(CLIENT_LOOKUP_QUEUE_SIZE),

@@ -12,6 +12,12 @@ export type OffsetSpec = 'earliest' | 'latest' | { readonly timestamp: number }
 
 const OFFSET_TYPE = { earliest: 0, latest: 1, timestamp: 2 } as const
 
+/** Checks an offset spec given by a caller; INVALID_REQUEST when it is none of the three forms. */
+export function checkOffsetSpec(spec: OffsetSpec): OffsetSpec {
+  offsetRequest(spec)
+  return spec
+}
+
 /** The table or partition whose bucket offsets are listed. */
 export interface OffsetsTarget {
   readonly tablePath: TablePath

@@ -1,12 +1,15 @@
-import { FlussError } from '@sluice/core/errors'
+import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableBucket, type TableInfo, tableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { FetchLogRequestInit } from '@sluice/core/rpc'
-import { listBucketOffsets } from '../admin/list-offsets.js'
+import { listBucketOffsets, type OffsetSpec } from '../admin/list-offsets.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import type { FetchContext, Subscription } from './log-fetcher.js'
 
 /** Offset meaning "start at the earliest offset", resolved with LIST_OFFSETS before fetching. */
 export const EARLIEST_OFFSET = -2
+
+/** The offset of a subscription whose start (latest, or by timestamp) is still being looked up. */
+export const UNRESOLVED_OFFSET = -1
 
 /** Per-bucket fetch errors that mean the leader moved: refresh the metadata and fetch again. */
 export const REFRESH_ERRORS: ReadonlySet<string> = new Set([
@@ -65,28 +68,61 @@ export function remoteOnlyError(fetchOffset: number, bucketId: number, remoteDir
   )
 }
 
-/** The earliest offset of each bucket (keyed by `tableBucketKey`), one LIST_OFFSETS per partition and leader. */
-export async function earliestOffsets(
+/** A bucket waiting for its start offset, and how to look it up. */
+export interface PendingStart {
+  readonly bucket: TableBucket
+  readonly spec: OffsetSpec
+}
+
+/** What looking up start offsets found. */
+export interface StartOffsets {
+  /** Start offset by `tableBucketKey`. */
+  readonly offsets: Map<string, number>
+  /** Partitions that no longer exist (PARTITION_NOT_EXISTS): their buckets have no start offset. */
+  readonly gonePartitions: number[]
+  /** The first other failure, if any; the buckets it concerns stay pending. */
+  readonly error: FlussError | undefined
+}
+
+/**
+ * Looks up start offsets with LIST_OFFSETS, one lookup per partition and offset spec (each sends
+ * one request per leader). A partition that was dropped is reported, not failed, so that the other
+ * partitions still start.
+ */
+export async function startOffsets(
   metadata: MetadataUpdater,
   info: TableInfo,
-  buckets: readonly TableBucket[],
+  pending: readonly PendingStart[],
   timeoutMs: number,
-): Promise<Map<string, number>> {
-  const byPartition = new Map<number | undefined, number[]>()
-  for (const b of buckets)
-    byPartition.set(b.partitionId, [...(byPartition.get(b.partitionId) ?? []), b.bucket])
-  const result = new Map<string, number>()
+): Promise<StartOffsets> {
+  const groups = new Map<string, { partitionId: number | undefined; spec: OffsetSpec; buckets: number[] }>()
+  for (const { bucket, spec } of pending) {
+    const key = `${bucket.partitionId ?? '-'}:${JSON.stringify(spec)}`
+    const group = groups.get(key)
+    if (group === undefined)
+      groups.set(key, { partitionId: bucket.partitionId, spec, buckets: [bucket.bucket] })
+    else group.buckets.push(bucket.bucket)
+  }
+  const offsets = new Map<string, number>()
+  const gonePartitions: number[] = []
+  let error: FlussError | undefined
   await Promise.all(
-    [...byPartition].map(async ([partitionId, ids]) => {
+    [...groups.values()].map(async ({ partitionId, spec, buckets }) => {
       const target = {
         tablePath: info.tablePath,
         tableId: info.tableId,
         ...(partitionId === undefined ? {} : { partitionId }),
       }
-      const offsets = await listBucketOffsets(metadata, target, ids, 'earliest', timeoutMs)
-      for (const [bucket, offset] of offsets)
-        result.set(tableBucketKey(tableBucket(info.tableId, bucket, partitionId)), offset)
+      try {
+        const found = await listBucketOffsets(metadata, target, buckets, spec, timeoutMs)
+        for (const [bucket, offset] of found)
+          offsets.set(tableBucketKey(tableBucket(info.tableId, bucket, partitionId)), offset)
+      } catch (e) {
+        const failure = toFlussError(e)
+        if (partitionId !== undefined && failure.is('PARTITION_NOT_EXISTS')) gonePartitions.push(partitionId)
+        else error ??= failure
+      }
     }),
   )
-  return result
+  return { offsets, gonePartitions, error }
 }

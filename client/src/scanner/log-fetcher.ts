@@ -1,20 +1,23 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableBucket, type TableInfo, tableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { FetchLogResponse } from '@sluice/core/rpc'
+import type { OffsetSpec } from '../admin/list-offsets.js'
 import type { ScannerOptions } from '../client-options.js'
 import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
+import { tableName } from '../table/key-encoding.js'
 import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 import { type BatchDecoderOptions, CompletedFetch } from './completed-fetch.js'
 import {
   EARLIEST_OFFSET,
-  earliestOffsets,
   fetchError,
   fetchLogRequest,
   REFRESH_ERRORS,
   remoteOnlyError,
+  UNRESOLVED_OFFSET,
 } from './fetch-log-request.js'
 import { type ScanRecord, ScanRecords } from './scan-records.js'
+import { SubscriptionResolver } from './subscription-resolver.js'
 
 /** What a fetcher reads: the table, its projection, and the connection's metadata and options. */
 export interface FetchContext {
@@ -30,9 +33,15 @@ export interface FetchContext {
 /** A subscribed bucket and the next offset to read from it. */
 export interface Subscription {
   readonly bucket: TableBucket
+  /** Negative while the start offset is looked up (EARLIEST_OFFSET or UNRESOLVED_OFFSET). */
   offset: number
   highWatermark: number
+  /** How the start offset is looked up while `offset` is negative. */
+  readonly startAt: OffsetSpec | undefined
 }
+
+/** Told which partitions turned out to be dropped; their subscriptions have ended. */
+export type PartitionsGoneHandler = (partitionIds: readonly number[]) => void
 
 /**
  * Fetches the subscribed buckets of one table (Fluss's `LogFetcher`): one FETCH_LOG per leader with
@@ -45,6 +54,10 @@ export interface Subscription {
  * server would hold it for `client.scanner.log.fetch.wait-max-time`, and, being the leader's only
  * fetch in flight, it would keep the buffered buckets' next data waiting that long once they are
  * consumed. The caught-up buckets join the leader's next fetch, sent when its buffer drains.
+ *
+ * A partition found dropped (PARTITION_NOT_EXISTS while refreshing its metadata or looking up a
+ * start offset) ends the subscriptions of all its buckets: the partitions-gone handler is told, or,
+ * without one, the next poll throws PARTITION_NOT_EXISTS once.
  */
 export class LogFetcher {
   readonly #ctx: FetchContext
@@ -54,16 +67,26 @@ export class LogFetcher {
   readonly #pendingNodes = new Set<number>()
   /** Consecutive failed fetches per leader, and until when that leader is not fetched from. */
   readonly #nodeBackoff = new Map<number, { failures: number; untilMs: number }>()
-  #refreshing = false
-  #lastRefreshMs = 0
-  #resolving = false
+  readonly #resolver: SubscriptionResolver
   #pendingError: FlussError | undefined
+  #onPartitionsGone: PartitionsGoneHandler | undefined
   #waiter: (() => void) | undefined
   #timer: NodeJS.Timeout | undefined
   #closed = false
 
   constructor(ctx: FetchContext) {
     this.#ctx = ctx
+    this.#resolver = new SubscriptionResolver({
+      ctx,
+      subscriptions: this.#subscriptions,
+      isClosed: () => this.#closed,
+      partitionsGone: ids => this.#partitionsGone(ids),
+      fail: error => {
+        this.#pendingError = error
+      },
+      wakeup: () => this.wakeup(),
+      notifyAt: atMs => this.#notifyAt(atMs),
+    })
   }
 
   get subscribedBuckets(): TableBucket[] {
@@ -75,10 +98,14 @@ export class LogFetcher {
     return this.#subscriptions.get(tableBucketKey(bucket))?.offset
   }
 
+  /** Reads a bucket from `offset` (EARLIEST_OFFSET: from its log start). */
   subscribe(bucket: TableBucket, offset: number): void {
-    const key = tableBucketKey(bucket)
-    this.#dropBuffered(key)
-    this.#subscriptions.set(key, { bucket, offset, highWatermark: -1 })
+    this.#subscribe(bucket, offset, offset === EARLIEST_OFFSET ? 'earliest' : undefined)
+  }
+
+  /** Reads a bucket from the offset `spec` names, looked up with LIST_OFFSETS before fetching. */
+  subscribeAt(bucket: TableBucket, spec: OffsetSpec): void {
+    this.#subscribe(bucket, spec === 'earliest' ? EARLIEST_OFFSET : UNRESOLVED_OFFSET, spec)
   }
 
   unsubscribe(bucket: TableBucket): void {
@@ -87,10 +114,24 @@ export class LogFetcher {
     this.#subscriptions.delete(key)
   }
 
+  /** Ends the subscriptions of every bucket of a partition (records not yet polled are dropped). */
+  unsubscribePartition(partitionId: number): void {
+    for (const [key, sub] of this.#subscriptions) {
+      if (sub.bucket.partitionId !== partitionId) continue
+      this.#dropBuffered(key)
+      this.#subscriptions.delete(key)
+    }
+  }
+
+  /** Who is told about dropped partitions; undefined makes the next poll throw PARTITION_NOT_EXISTS. */
+  setPartitionsGoneHandler(handler: PartitionsGoneHandler | undefined): void {
+    this.#onPartitionsGone = handler
+  }
+
   /** Sends a fetch to every leader that has fetchable buckets and no fetch in flight. */
   sendFetches(): void {
     if (this.#closed) return
-    this.#resolveEarliest()
+    this.#resolver.resolveStarts()
     const cluster = this.#ctx.metadata.cluster
     const nowMs = Date.now()
     const byLeader = new Map<ServerNode, Subscription[]>()
@@ -117,7 +158,7 @@ export class LogFetcher {
       if (list === undefined) byLeader.set(leader, [sub])
       else list.push(sub)
     }
-    if (unknownLeader) this.#refresh()
+    if (unknownLeader) this.#resolver.refresh()
     for (const [leader, subs] of byLeader) {
       if (leadersWithBuffered.has(leader.id) && subs.every(isCaughtUp)) continue
       this.#fetch(leader, subs)
@@ -231,7 +272,7 @@ export class LogFetcher {
             : FlussError.fromCode(r.errorCode, r.errorMessage)
         if (error !== undefined && REFRESH_ERRORS.has(error.errorName)) {
           this.#ctx.metadata.invalidate(info.tableId, bucket.partitionId)
-          this.#refresh()
+          this.#resolver.refresh()
           continue
         }
         if (error === undefined && r.remoteLogFetchInfo !== null && (r.records?.length ?? 0) === 0) {
@@ -258,60 +299,20 @@ export class LogFetcher {
     this.#nodeBackoff.set(leader.id, { failures, untilMs: Date.now() + delayMs })
     for (const partitionId of new Set(subs.map(s => s.bucket.partitionId)))
       this.#ctx.metadata.invalidate(this.#ctx.info.tableId, partitionId)
-    this.#refresh()
+    this.#resolver.refresh()
   }
 
-  #refresh(): void {
-    if (this.#refreshing || this.#closed) return
-    const nowMs = Date.now()
-    if (nowMs < this.#lastRefreshMs + RETRY_BACKOFF_BASE_MS) {
-      this.#notifyAt(this.#lastRefreshMs + RETRY_BACKOFF_BASE_MS)
+  #partitionsGone(partitionIds: readonly number[]): void {
+    if (partitionIds.length === 0 || this.#closed) return
+    for (const id of partitionIds) this.unsubscribePartition(id)
+    if (this.#onPartitionsGone !== undefined) {
+      this.#onPartitionsGone(partitionIds)
       return
     }
-    this.#refreshing = true
-    this.#lastRefreshMs = nowMs
-    const { info, metadata } = this.#ctx
-    const partitionIds = [
-      ...new Set(
-        [...this.#subscriptions.values()].map(s => s.bucket.partitionId).filter(p => p !== undefined),
-      ),
-    ]
-    const query =
-      partitionIds.length === 0 ? { tables: [info.tablePath] } : { tables: [info.tablePath], partitionIds }
-    metadata
-      .update(query)
-      .catch(e => {
-        const error = toFlussError(e)
-        if (!error.retriable) this.#pendingError = error
-      })
-      .finally(() => {
-        this.#refreshing = false
-        this.wakeup()
-      })
-  }
-
-  /** Looks up the earliest offset of buckets subscribed "from the beginning". */
-  #resolveEarliest(): void {
-    const pending = [...this.#subscriptions.values()]
-      .filter(s => s.offset === EARLIEST_OFFSET)
-      .map(s => s.bucket)
-    if (this.#resolving || pending.length === 0) return
-    this.#resolving = true
-    const { info, metadata, requestTimeoutMs } = this.#ctx
-    earliestOffsets(metadata, info, pending, requestTimeoutMs)
-      .then(offsets => {
-        for (const [key, offset] of offsets) {
-          const sub = this.#subscriptions.get(key)
-          if (sub?.offset === EARLIEST_OFFSET) sub.offset = offset
-        }
-      })
-      .catch(e => {
-        this.#pendingError = toFlussError(e)
-      })
-      .finally(() => {
-        this.#resolving = false
-        this.wakeup()
-      })
+    this.#pendingError ??= new FlussError(
+      'PARTITION_NOT_EXISTS',
+      `Partition(s) ${partitionIds.join(', ')} of ${tableName(this.#ctx.info)} no longer exist; the subscriptions of their buckets were ended`,
+    )
   }
 
   #notifyAt(atMs: number): void {
@@ -323,6 +324,12 @@ export class LogFetcher {
       },
       Math.max(0, atMs - Date.now()),
     )
+  }
+
+  #subscribe(bucket: TableBucket, offset: number, startAt: OffsetSpec | undefined): void {
+    const key = tableBucketKey(bucket)
+    this.#dropBuffered(key)
+    this.#subscriptions.set(key, { bucket, offset, highWatermark: -1, startAt })
   }
 
   #shiftBuffer(): void {

@@ -1,7 +1,10 @@
 import { FlussError } from '@sluice/core/errors'
 import { type TableBucket, type TableInfo, tableBucket } from '@sluice/core/metadata'
+import { checkOffsetSpec, type OffsetSpec } from '../admin/list-offsets.js'
+import type { PartitionInfo } from '../admin/partition-info.js'
 import { EARLIEST_OFFSET } from './fetch-log-request.js'
 import type { LogFetcher } from './log-fetcher.js'
+import { checkDiscoveryInterval, PartitionDiscovery, type PartitionSource } from './partition-discovery.js'
 import { ScanRecords } from './scan-records.js'
 
 /**
@@ -9,6 +12,10 @@ import { ScanRecords } from './scan-records.js'
  * then `poll` repeatedly; each poll returns at most `client.scanner.log.max-poll-records` records
  * and prefetches the next data while the caller works on them. Not for concurrent use: one poll at
  * a time.
+ *
+ * A partitioned table can be read without knowing its partitions: `subscribeAllPartitions()`
+ * subscribes every bucket of every partition and keeps discovering new ones (and ending dropped
+ * ones) while polling.
  */
 export class LogScanner {
   readonly #info: TableInfo
@@ -17,19 +24,69 @@ export class LogScanner {
   #polling = false
   #wakeupRequested = false
   #closed = false
+  #discovery: PartitionDiscovery | undefined
+  #discoveryStarting = false
 
   readonly #onClosed: ((scanner: LogScanner) => void) | undefined
+  readonly #partitionSource: PartitionSource | undefined
 
   constructor(
     info: TableInfo,
     fetcher: LogFetcher,
     maxPollRecords: number,
     onClosed?: (scanner: LogScanner) => void,
+    partitionSource?: PartitionSource,
   ) {
     this.#info = info
     this.#fetcher = fetcher
     this.#maxPollRecords = maxPollRecords
     this.#onClosed = onClosed
+    this.#partitionSource = partitionSource
+  }
+
+  /**
+   * Reads every partition of a partitioned table: lists the partitions now and subscribes all their
+   * buckets at `offsetSpec` ('earliest', 'latest' or `{ timestamp }`), then, while polling, lists
+   * them again every `discoveryIntervalMs` (default `client.scanner.partition.discovery-interval`;
+   * 0 = never again). A new partition is read from its earliest offset; a dropped partition's
+   * subscriptions end without an error. Throws TABLE_NOT_PARTITIONED_EXCEPTION for a table without
+   * partitions, and INVALID_REQUEST for a bad offset spec or interval and when called twice.
+   */
+  async subscribeAllPartitions(
+    offsetSpec: OffsetSpec = 'earliest',
+    options: { readonly discoveryIntervalMs?: number } = {},
+  ): Promise<void> {
+    const info = this.#info
+    const name = `${info.tablePath.databaseName}.${info.tablePath.tableName}`
+    if (!info.isPartitioned) {
+      throw new FlussError('TABLE_NOT_PARTITIONED_EXCEPTION', `Table ${name} is not partitioned`)
+    }
+    const source = this.#partitionSource
+    if (source === undefined || this.#closed || this.#discovery !== undefined || this.#discoveryStarting) {
+      throw new FlussError(
+        'INVALID_REQUEST',
+        `This log scanner of ${name} cannot start partition discovery again`,
+      )
+    }
+    checkOffsetSpec(offsetSpec)
+    const intervalMs = checkDiscoveryInterval(options.discoveryIntervalMs ?? source.discoveryIntervalMs)
+    const discovery = new PartitionDiscovery(info, this.#fetcher, source.list, intervalMs)
+    this.#discoveryStarting = true
+    try {
+      this.#fetcher.setPartitionsGoneHandler(ids => discovery.partitionsGone(ids))
+      await discovery.start(offsetSpec)
+      this.#discovery = discovery
+    } catch (e) {
+      this.#fetcher.setPartitionsGoneHandler(undefined)
+      throw e
+    } finally {
+      this.#discoveryStarting = false
+    }
+  }
+
+  /** The partitions `subscribeAllPartitions` currently reads (empty without it), by id. */
+  discoveredPartitions(): PartitionInfo[] {
+    return this.#discovery?.partitions ?? []
   }
 
   /** Starts (or moves) reading a bucket at `offset`; for a partitioned table pass the partition id first. */
@@ -80,7 +137,8 @@ export class LogScanner {
     if (this.#polling)
       throw new FlussError('INVALID_REQUEST', 'Another poll of this log scanner is still running')
     if (!(timeoutMs >= 0)) throw new FlussError('INVALID_REQUEST', `Invalid poll timeout ${timeoutMs}`)
-    if (this.#fetcher.subscribedBuckets.length === 0) {
+    const discovery = this.#discovery
+    if (discovery === undefined && this.#fetcher.subscribedBuckets.length === 0) {
       throw new FlussError('INVALID_REQUEST', 'The log scanner is not subscribed to any bucket')
     }
     this.#polling = true
@@ -88,12 +146,16 @@ export class LogScanner {
     try {
       const deadlineMs = Date.now() + timeoutMs
       for (;;) {
+        discovery?.maybeDiscover(Date.now())
+        const error = discovery?.takeError()
+        if (error !== undefined) throw error
         const records = this.#fetcher.collect(this.#maxPollRecords)
         this.#fetcher.sendFetches()
         if (!records.isEmpty() || this.#wakeupRequested || this.#closed) return records
         const remainingMs = deadlineMs - Date.now()
         if (remainingMs <= 0) return ScanRecords.EMPTY
-        await this.#fetcher.waitForProgress(remainingMs)
+        const untilDiscoveryMs = discovery?.msUntilDue(Date.now()) ?? remainingMs
+        await this.#fetcher.waitForProgress(Math.max(1, Math.min(remainingMs, untilDiscoveryMs)))
       }
     } finally {
       this.#polling = false
@@ -109,6 +171,7 @@ export class LogScanner {
   close(): void {
     if (this.#closed) return
     this.#closed = true
+    this.#discovery?.close()
     this.#fetcher.close()
     this.#onClosed?.(this)
   }

@@ -2,6 +2,7 @@ import { projectRowType } from '@sluice/core/arrow'
 import { TABLE_LOG_FORMAT } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { type TableBucket, type TableInfo, tableBucket } from '@sluice/core/metadata'
+import { Admin } from '../admin/admin.js'
 import type { ScannerOptions } from '../client-options.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { checkCompactedKv, tableName } from '../table/key-encoding.js'
@@ -138,7 +139,13 @@ export class Scan {
       projectedFields: p?.pushdown,
       decoder: { readRowType, projected: p !== undefined, reorder: p?.reorder, checkCrc: options.checkCrc },
     })
-    const scanner = new LogScanner(info, fetcher, options.maxPollRecords, this.#ctx.untrack)
+    const partitions = info.isPartitioned
+      ? {
+          list: () => new Admin(metadata, requestTimeoutMs).listPartitionInfos(info.tablePath),
+          discoveryIntervalMs: options.partitionDiscoveryIntervalMs,
+        }
+      : undefined
+    const scanner = new LogScanner(info, fetcher, options.maxPollRecords, this.#ctx.untrack, partitions)
     this.#ctx.track(scanner)
     return scanner
   }

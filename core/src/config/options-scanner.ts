@@ -47,6 +47,16 @@ export const CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME = client('client.scanner.log
   .range(0, '1min')
   .description('Longest a client fetch waits on the server for `client.scanner.log.fetch.min-bytes`.')
 
+export const CLIENT_SCANNER_PARTITION_DISCOVERY_INTERVAL = client(
+  'client.scanner.partition.discovery-interval',
+)
+  .duration()
+  .default('1min')
+  .range(0, '1d')
+  .description(
+    'How often a log scanner reading all partitions of a table (`subscribeAllPartitions`) lists them, to subscribe new partitions from their earliest offset and end the subscriptions of dropped ones; 0 lists them only once. Sluice SDK key (the Fluss Flink source calls it `scan.partition.discovery.interval`).',
+  )
+
 export const CLIENT_SCANNER_REMOTE_LOG_PREFETCH_NUM = client('client.scanner.remote-log.prefetch-num')
   .int()
   .default(4)
@@ -117,6 +127,7 @@ export const SCANNER_OPTIONS = [
   CLIENT_SCANNER_LOG_FETCH_MAX_BYTES_FOR_BUCKET,
   CLIENT_SCANNER_LOG_FETCH_MIN_BYTES,
   CLIENT_SCANNER_LOG_FETCH_WAIT_MAX_TIME,
+  CLIENT_SCANNER_PARTITION_DISCOVERY_INTERVAL,
   CLIENT_SCANNER_REMOTE_LOG_PREFETCH_NUM,
   CLIENT_SCANNER_IO_TMPDIR,
   CLIENT_REMOTE_FILE_DOWNLOAD_THREAD_NUM,
