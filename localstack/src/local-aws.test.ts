@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { blobStoreContract } from '@sluice/core/blobstore/contract'
+import { isFlussError } from '@sluice/core/errors'
 import { metaStoreContract } from '@sluice/core/metastore/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDynalite } from './dynalite-server.js'
 import { type LocalAws, startLocalAws } from './local-aws.js'
 
 let dataDir: string
@@ -70,4 +73,72 @@ describe('startLocalAws', () => {
       await rm(dir, { recursive: true, force: true })
     }
   }, 30_000)
+
+  it('uses an external DynamoDB: creates the metadata table there, keeps blobs local', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sluice-localaws-external-'))
+    const external = await startDynalite()
+    const credentials = { accessKeyId: 'external', secretAccessKey: 'external-secret' }
+    try {
+      const local = await startLocalAws({
+        dataDir: dir,
+        tableName: 'sluice-external',
+        dynamo: { endpoint: external.endpoint, region: 'eu-west-1', credentials },
+      })
+      try {
+        expect(local.config).toEqual({
+          'sluice.aws.region': 'us-east-1',
+          'sluice.metastore.table': 'sluice-external',
+          'sluice.metastore.endpoint': external.endpoint,
+          'sluice.metastore.region': 'eu-west-1',
+          'sluice.blobstore.uri': `file://${dir}/blobs`,
+        })
+        expect(local.env).toMatchObject({
+          AWS_ACCESS_KEY_ID: 'external',
+          AWS_SECRET_ACCESS_KEY: 'external-secret',
+        })
+        expect(local.dynamo).toEqual({
+          endpoint: external.endpoint,
+          region: 'eu-west-1',
+          tableName: 'sluice-external',
+        })
+        expect(existsSync(join(dir, 'dynamo'))).toBe(false)
+        const meta = local.metaStore()
+        await meta.put('CLUSTER', 'COORDINATOR', { coordinatorEpoch: 1 }, { version: 'absent' })
+        expect((await meta.get('CLUSTER', 'COORDINATOR'))?.value).toEqual({ coordinatorEpoch: 1 })
+        await meta.close()
+      } finally {
+        await local.stop()
+      }
+      // The table outlives the local endpoints: it belongs to the external DynamoDB.
+      const again = await startLocalAws({
+        dataDir: dir,
+        tableName: 'sluice-external',
+        dynamo: { endpoint: external.endpoint },
+      })
+      const meta = again.metaStore()
+      expect((await meta.get('CLUSTER', 'COORDINATOR'))?.value).toEqual({ coordinatorEpoch: 1 })
+      await meta.close()
+      await again.stop()
+    } finally {
+      await external.stop()
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+
+  it('refuses external credentials together with s3rver, which accepts only its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sluice-localaws-creds-'))
+    try {
+      const refused = await startLocalAws({
+        dataDir: dir,
+        s3: 's3rver',
+        dynamo: { endpoint: 'http://127.0.0.1:1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } },
+      }).then(
+        () => undefined,
+        e => e,
+      )
+      expect(isFlussError(refused, 'INVALID_CONFIG_EXCEPTION')).toBe(true)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 })

@@ -7,18 +7,29 @@ import { FlussError } from '@sluice/core/errors'
 import { METADATA_TABLE } from '@sluice/core/metastore'
 import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
 import { bootstrapAws } from './bootstrap.js'
-import { type DynaliteServer, startDynalite } from './dynalite-server.js'
+import { startDynalite } from './dynalite-server.js'
 import { type S3rverProcess, startS3rver } from './s3rver-process.js'
 
 export type LocalS3Mode = 'fs' | 's3rver' | 'none'
+
+type Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string }
+
+/** A DynamoDB started elsewhere (moto, LocalStack): the metadata table is created there. */
+export interface ExternalDynamo {
+  readonly endpoint: string
+  /** Default: the region of the local endpoints. */
+  readonly region?: string
+  /** Default: the fake credentials of the local endpoints. */
+  readonly credentials?: Credentials
+}
 
 export interface LocalAwsOptions {
   /** Root of everything kept on disk: `dynamo/` (dynalite), `s3/` (s3rver) or `blobs/` (fs mode). */
   readonly dataDir: string
   /** 'fs' (default): blobs in `<dataDir>/blobs` without a server; 's3rver': an S3 endpoint; 'none'. */
   readonly s3?: LocalS3Mode
-  /** Start dynalite (default true). */
-  readonly dynamo?: boolean
+  /** true (default): start dynalite; false: no DynamoDB; an endpoint: use that DynamoDB instead. */
+  readonly dynamo?: boolean | ExternalDynamo
   readonly host?: string
   /** Ports; 0 (default) picks free ones. */
   readonly dynamoPort?: number
@@ -30,9 +41,9 @@ export interface LocalAwsOptions {
 
 export interface LocalAws {
   readonly region: string
-  /** Fake credentials every local endpoint accepts (s3rver insists on these). */
-  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string }
-  readonly dynamo?: { readonly endpoint: string; readonly tableName: string }
+  /** Fake credentials every local endpoint accepts (s3rver insists on these), or the external DynamoDB's. */
+  readonly credentials: Credentials
+  readonly dynamo?: { readonly endpoint: string; readonly tableName: string; readonly region: string }
   readonly s3?: { readonly endpoint: string; readonly bucket: string }
   /** `s3://bucket` or `file:///…/blobs`; undefined with s3: 'none'. */
   readonly blobStoreUri?: string
@@ -49,7 +60,7 @@ export interface LocalAws {
   stop(): Promise<void>
 }
 
-const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const
+const CREDENTIALS: Credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
 
 /** Starts local AWS endpoints in and beside this process; no Docker. */
 export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws> {
@@ -64,17 +75,22 @@ export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws>
   const bucket = options.bucket ?? 'sluice'
   const mode = options.s3 ?? 'fs'
   const host = options.host ?? '127.0.0.1'
+  const external = typeof options.dynamo === 'object' ? options.dynamo : undefined
+  const credentials = sharedCredentials(external, mode)
   const stops: Array<() => Promise<void>> = []
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s()
   }
   try {
-    let dynamo: DynaliteServer | undefined
-    if (options.dynamo ?? true) {
+    let dynamo: DynamoEndpoint | undefined
+    if (external !== undefined) {
+      dynamo = { endpoint: external.endpoint, region: external.region ?? region }
+    } else if (options.dynamo ?? true) {
       const path = join(dataDir, 'dynamo')
       await mkdir(path, { recursive: true })
-      dynamo = await startDynalite({ path, host, port: options.dynamoPort ?? 0 })
-      stops.push(() => (dynamo as DynaliteServer).stop())
+      const dynalite = await startDynalite({ path, host, port: options.dynamoPort ?? 0 })
+      stops.push(() => dynalite.stop())
+      dynamo = { endpoint: dynalite.endpoint, region }
     }
     let s3: S3rverProcess | undefined
     if (mode === 's3rver') {
@@ -84,13 +100,13 @@ export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws>
       stops.push(() => (s3 as S3rverProcess).stop())
     }
     await bootstrapAws({
-      region,
-      credentials: CREDENTIALS,
+      region: dynamo?.region ?? region,
+      credentials,
       dynamoEndpoint: dynamo?.endpoint,
-      s3Endpoint: s3?.endpoint,
       tableName,
       bucket,
     })
+    await bootstrapAws({ region, credentials, s3Endpoint: s3?.endpoint, tableName, bucket })
     let blobStoreUri: string | undefined
     if (mode === 'fs') {
       const blobs = join(dataDir, 'blobs')
@@ -99,18 +115,40 @@ export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws>
     } else if (mode === 's3rver') {
       blobStoreUri = `s3://${bucket}`
     }
-    return describe({ region, tableName, bucket, dynamo, s3, blobStoreUri, stop })
+    return describe({ region, credentials, tableName, bucket, dynamo, s3, blobStoreUri, stop })
   } catch (e) {
     await stop()
     throw e
   }
 }
 
+/**
+ * The credentials every server and client gets: an external DynamoDB's own, else the local fake
+ * ones. s3rver accepts only its fake ones, so it cannot be combined with other credentials.
+ */
+function sharedCredentials(external: ExternalDynamo | undefined, mode: LocalS3Mode): Credentials {
+  const own = external?.credentials
+  if (own === undefined) return CREDENTIALS
+  if (mode === 's3rver' && own.accessKeyId !== CREDENTIALS.accessKeyId) {
+    throw new FlussError(
+      'INVALID_CONFIG_EXCEPTION',
+      "an external DynamoDB with its own credentials needs s3: 'fs' or 'none' (s3rver accepts only its own)",
+    )
+  }
+  return own
+}
+
+interface DynamoEndpoint {
+  readonly endpoint: string
+  readonly region: string
+}
+
 interface Parts {
   readonly region: string
+  readonly credentials: Credentials
   readonly tableName: string
   readonly bucket: string
-  readonly dynamo?: DynaliteServer
+  readonly dynamo?: DynamoEndpoint
   readonly s3?: S3rverProcess
   readonly blobStoreUri?: string
   readonly stop: () => Promise<void>
@@ -123,6 +161,7 @@ function describe(p: Parts): LocalAws {
     'sluice.metastore.table': p.tableName,
   }
   if (p.dynamo) config['sluice.metastore.endpoint'] = p.dynamo.endpoint
+  if (p.dynamo && p.dynamo.region !== p.region) config['sluice.metastore.region'] = p.dynamo.region
   if (p.blobStoreUri) config['sluice.blobstore.uri'] = p.blobStoreUri
   if (p.s3) {
     config['sluice.blobstore.endpoint'] = p.s3.endpoint
@@ -131,15 +170,15 @@ function describe(p: Parts): LocalAws {
   let stopped: Promise<void> | undefined
   return {
     region: p.region,
-    credentials: CREDENTIALS,
-    ...(p.dynamo ? { dynamo: { endpoint: p.dynamo.endpoint, tableName: p.tableName } } : {}),
+    credentials: p.credentials,
+    ...(p.dynamo ? { dynamo: { ...p.dynamo, tableName: p.tableName } } : {}),
     ...(p.s3 ? { s3: { endpoint: p.s3.endpoint, bucket: p.bucket } } : {}),
     blobStoreUri: p.blobStoreUri,
     conditionalPut,
     config,
     env: {
-      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+      AWS_ACCESS_KEY_ID: p.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: p.credentials.secretAccessKey,
       AWS_REGION: p.region,
     },
     metaStore() {
@@ -147,8 +186,8 @@ function describe(p: Parts): LocalAws {
       return new DynamoMetaStore({
         tableName: p.tableName,
         endpoint: p.dynamo.endpoint,
-        region: p.region,
-        credentials: CREDENTIALS,
+        region: p.dynamo.region,
+        credentials: p.credentials,
       })
     },
     blobStore() {
@@ -158,7 +197,7 @@ function describe(p: Parts): LocalAws {
           bucket: p.bucket,
           region: p.region,
           endpoint,
-          credentials: CREDENTIALS,
+          credentials: p.credentials,
           forcePathStyle: true,
           conditionalPut,
         })

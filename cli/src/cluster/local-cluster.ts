@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
+import { type ExternalDynamo, type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
 import { ServerProcess } from './server-process.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -9,6 +9,12 @@ const COORDINATOR_MAIN = join(ROOT, 'services', 'coordinator', 'dist', 'main.js'
 const TABLET_MAIN = join(ROOT, 'services', 'tablet', 'dist', 'main.js')
 const COORDINATOR_READY = /coordinator (?:\S+) listening on ([\w.:-]+):(\d+)/
 const TABLET_READY = /tablet-server (?:\S+) listening on ([\w.:-]+):(\d+)/
+
+/** A DynamoDB running elsewhere (moto, LocalStack) holding the cluster's metadata table. */
+export interface LocalClusterMetastore extends ExternalDynamo {
+  /** The metadata table, created when missing (default `sluice-metadata`). */
+  readonly tableName?: string
+}
 
 export interface LocalClusterOptions {
   /** Absolute directory holding everything: local AWS data, server data dirs, logs. */
@@ -18,6 +24,8 @@ export interface LocalClusterOptions {
   /** Port of the first coordinator (9123 for `npm start`; 0 = any free port, for tests). */
   readonly coordinatorPort?: number
   readonly s3?: LocalS3Mode
+  /** Keep the metadata in this DynamoDB instead of in-process dynalite (blobs stay local). */
+  readonly metastore?: LocalClusterMetastore
   /** Fluss/Sluice options for every server (FLUSS_CONF). */
   readonly serverConfig?: Readonly<Record<string, string>>
   /** Extra options per tablet server id. */
@@ -43,7 +51,12 @@ export class LocalCluster {
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
     const dataDir = resolve(options.dataDir)
     mkdirSync(dataDir, { recursive: true })
-    const aws = await startLocalAws({ dataDir: join(dataDir, 'aws'), s3: options.s3 ?? 'fs' })
+    const { metastore } = options
+    const aws = await startLocalAws({
+      dataDir: join(dataDir, 'aws'),
+      s3: options.s3 ?? 'fs',
+      ...(metastore === undefined ? {} : { dynamo: metastore, tableName: metastore.tableName }),
+    })
     const cluster = new LocalCluster({ ...options, dataDir }, aws)
     try {
       const n = options.coordinators ?? 1

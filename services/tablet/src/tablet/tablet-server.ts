@@ -8,6 +8,7 @@ import {
   type Configuration,
   DATA_DIR,
   INTERNAL_LISTENER_NAME,
+  LOG_RETENTION_CHECK_INTERVAL,
   NETTY_CONNECTION_MAX_IDLE_TIME,
   NETTY_SERVER_MAX_REQUEST_SIZE,
   REMOTE_DATA_DIR,
@@ -39,6 +40,7 @@ import { type ControlledShutdownSettings, controlledShutdown } from './controlle
 import { createFetcherManager } from './fetcher-wiring.js'
 import { KvBuckets } from './kv-buckets.js'
 import { LakeOffsetsCache } from './lake-offsets-cache.js'
+import { LocalRetention } from './local-retention.js'
 import { RemoteLogWiring } from './remote-log-wiring.js'
 import { serverReplicaHooks } from './server-hooks.js'
 import { ServerLeaseKeeper } from './server-lease.js'
@@ -84,6 +86,8 @@ export class TabletServer {
   readonly kvBuckets: KvBuckets
   /** Null without remote storage. */
   readonly remoteLogManager: RemoteLogManager | null
+  /** Retention by `table.log.ttl` of the logs no remote-log task looks after. */
+  readonly localRetention: LocalRetention
   readonly #deps: TabletServerDeps
   readonly #pool: ConnectionPool
   readonly #servers: RpcServer[] = []
@@ -126,6 +130,13 @@ export class TabletServer {
           warn: (message, error) => this.#warn(message, error),
         }),
     })
+    this.localRetention = new LocalRetention({
+      replicas: () => this.replicaManager.replicas(),
+      managedRemotely: bucket => this.remoteLogManager?.has(bucket) ?? false,
+      checkIntervalMs: config.get(LOG_RETENTION_CHECK_INTERVAL),
+      clock: deps.clock ?? SYSTEM_CLOCK,
+      warn: (message, error) => this.#warn(message, error),
+    })
   }
 
   /** The advertised endpoints (bound ports when `bind.listeners` asked for port 0). */
@@ -167,6 +178,7 @@ export class TabletServer {
       )
       await this.#lease.acquire()
       this.replicaManager.startup()
+      this.localRetention.start()
     } catch (e) {
       await this.stop().catch(() => undefined)
       throw e
@@ -190,6 +202,7 @@ export class TabletServer {
     this.replicaManager.delayedWrites.completeAll()
     await closing
     const errors: unknown[] = []
+    await this.localRetention.close().catch(e => errors.push(e))
     await this.replicaManager.shutdown().catch(e => errors.push(e))
     await this.kvBuckets.close().catch(e => errors.push(e))
     await this.remoteLogManager?.close().catch(e => errors.push(e))
