@@ -51,7 +51,10 @@ export async function readFromLog(
       const replica = context.getReplicaOrException(req.tableBucket)
       if (req.projectedFields !== null) checkProjection(replica, req.projectedFields)
       const maxBytes = Math.max(0, Math.min(remainingBytes, req.maxBytes))
-      const result = await readBucket(context, params, req, replica, maxBytes, minOneMessage)
+      // A client's "from the earliest offset" starts at the log start including the remote log.
+      const fromEarliest = req.fetchOffset === FETCH_FROM_EARLIEST_OFFSET && params.replicaId < 0
+      const bucketReq = fromEarliest ? { ...req, fetchOffset: clientLogStartOffset(context, replica) } : req
+      const result = await readBucket(context, params, bucketReq, replica, maxBytes, minOneMessage)
       const size = result.records?.length ?? 0
       if (size > 0) minOneMessage = false
       remainingBytes = Math.max(0, remainingBytes - size)
@@ -117,6 +120,12 @@ function readMaybeProjected(
     minOneMessage,
     projectedFields: req.projectedFields,
   })
+}
+
+function clientLogStartOffset(context: ReadContext, replica: Replica): number {
+  const local = replica.logTablet.logStartOffset
+  const remote = context.remoteLogReader?.(replica.tableBucket) ?? null
+  return remote === null ? local : remote.earliestOffset(local)
 }
 
 /** The remote log that can serve an offset the local log refused as out of range, if any. */
