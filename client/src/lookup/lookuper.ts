@@ -1,9 +1,9 @@
 import type { BucketingFunction } from '@sluice/core/bucketing'
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { partitionGetter, type TableInfo, tableBucket } from '@sluice/core/metadata'
-import { CompactedKeyEncoder, keyPositions, type Row } from '@sluice/core/row'
+import { type KeyEncoder, keyPositions, type Row } from '@sluice/core/row'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
-import { keyBucketing, projectFields } from '../table/key-encoding.js'
+import { projectFields, tableKeyEncoders } from '../table/key-encoding.js'
 import { RowConverter, type RowInput } from '../table/row-converter.js'
 import type { ValueDecoder } from '../table/value-decoder.js'
 import type { LookupClient } from './lookup-client.js'
@@ -46,8 +46,9 @@ export interface LookuperContext {
 /**
  * Looks up rows of a primary-key table (Fluss's `PrimaryKeyLookuper` and `PrefixKeyLookuper`).
  * A key row gives the lookup columns (the primary key, or the `lookupBy` columns) in order, or as an
- * object keyed by their names. The key is encoded as the server stores it (CompactedKeyEncoder over
- * the physical primary key, or over the bucket key for a prefix), routed to its bucket and partition,
+ * object keyed by their names. The key is encoded as the server stores it (the table's primary-key
+ * encoding of the physical primary key, or of the bucket key for a prefix; see `keyEncoderFor`),
+ * routed to its bucket (the table's bucket-key encoding and bucketing) and partition,
  * and batched with other lookups (see LookupClient). Rows come back in the table's current schema. A
  * lookup in a partition that does not exist finds nothing.
  */
@@ -55,8 +56,8 @@ export class Lookuper {
   readonly #ctx: LookuperContext
   readonly #kind: LookupKind
   readonly #converter: RowConverter
-  readonly #keyEncoder: CompactedKeyEncoder
-  readonly #bucketKeyEncoder: CompactedKeyEncoder
+  readonly #keyEncoder: KeyEncoder
+  readonly #bucketKeyEncoder: KeyEncoder
   readonly #bucketing: BucketingFunction
   readonly #partitionOf: ((row: Row) => string) | undefined
 
@@ -68,9 +69,10 @@ export class Lookuper {
     const lookupRowType = projectFields(info.rowType, keyPositions(info.rowType, columns))
     this.#converter = new RowConverter(lookupRowType, 'the lookup key has')
     const keyColumns = kind === 'LOOKUP' ? info.physicalPrimaryKeys : info.bucketKeys
-    this.#keyEncoder = CompactedKeyEncoder.of(lookupRowType, keyColumns)
-    this.#bucketKeyEncoder = CompactedKeyEncoder.of(lookupRowType, info.bucketKeys)
-    this.#bucketing = keyBucketing(info)
+    const encoders = tableKeyEncoders(info, lookupRowType, keyColumns)
+    this.#keyEncoder = encoders.key
+    this.#bucketKeyEncoder = encoders.bucketKey
+    this.#bucketing = encoders.bucketing
     this.#partitionOf = info.isPartitioned ? partitionGetter(lookupRowType, info.partitionKeys) : undefined
   }
 

@@ -64,9 +64,36 @@ describe('HashBucketAssigner', () => {
     )
   })
 
-  it('refuses lake formats whose key encoding it lacks', () => {
-    const table = info([['id', DataTypes.INT()]], 2, ['id'], { 'table.datalake.format': 'iceberg' })
-    expect(() => new HashBucketAssigner(table)).toThrow(
+  it('buckets Iceberg lake tables with the Iceberg key encoding and bucketing', () => {
+    // Fluss 0.9.1 (IcebergKeyEncoder + IcebergBucketingFunction): INT 42 -> bucket 6 of 10, 3 of 7.
+    const iceberg = { 'table.datalake.format': 'iceberg' }
+    expect(new HashBucketAssigner(info([['id', DataTypes.INT()]], 10, ['id'], iceberg)).assign([42])).toBe(6)
+    expect(new HashBucketAssigner(info([['id', DataTypes.INT()]], 7, ['id'], iceberg)).assign([42])).toBe(3)
+    // Lance tables keep Fluss's encoding and hash.
+    const lance = new HashBucketAssigner(
+      info([['k', DataTypes.SMALLINT()]], 7, ['k'], { 'table.datalake.format': 'lance' }),
+    )
+    expect(lance.assign([2560])).toBe(1)
+  })
+
+  it('refuses lake key encodings it lacks, and Iceberg bucket keys of several columns', () => {
+    const paimon = info([['id', DataTypes.INT()]], 2, ['id'], { 'table.datalake.format': 'paimon' })
+    expect(() => new HashBucketAssigner(paimon)).toThrow(
+      expect.objectContaining({
+        errorName: 'INVALID_CONFIG_EXCEPTION',
+        message: expect.stringContaining('db.t'),
+      }),
+    )
+    const two = info(
+      [
+        ['a', DataTypes.INT()],
+        ['b', DataTypes.INT()],
+      ],
+      2,
+      ['a', 'b'],
+      { 'table.datalake.format': 'iceberg' },
+    )
+    expect(() => new HashBucketAssigner(two)).toThrow(
       expect.objectContaining({ errorName: 'INVALID_CONFIG_EXCEPTION' }),
     )
   })

@@ -6,10 +6,9 @@ import {
   type RandomInt,
   randomInt32,
 } from '@sluice/core/bucketing'
-import { TABLE_DATALAKE_FORMAT } from '@sluice/core/config'
-import { FlussError } from '@sluice/core/errors'
 import type { TableInfo } from '@sluice/core/metadata'
-import { CompactedKeyEncoder, type Row } from '@sluice/core/row'
+import { type KeyEncoder, lakeFormatOf, type Row } from '@sluice/core/row'
+import { bucketKeyEncoder } from '../table/key-encoding.js'
 
 /** Picks the bucket of each row written to one table. */
 export interface WriteBucketAssigner {
@@ -27,28 +26,22 @@ export interface WriteBucketAssigner {
 export type AvailableBuckets = (partitionName: string | undefined) => readonly number[]
 
 /**
- * Hash assignment for tables with bucket keys: the bucket-key columns encoded with Fluss's
- * CompactedKeyEncoder, hashed with Fluss's bucketing function (Lance tables use Fluss's as well).
+ * Hash assignment for tables with bucket keys: the bucket-key columns encoded with the table's
+ * bucket-key encoder, hashed with its bucketing function (Fluss's CompactedKeyEncoder and hash, or
+ * the lake's for Iceberg lake tables; Lance tables use Fluss's). Tables whose bucket keys cannot be
+ * encoded (Paimon lake tables, Iceberg keys of several columns) are INVALID_CONFIG_EXCEPTION.
  */
 export class HashBucketAssigner implements WriteBucketAssigner {
   readonly abortIfBatchFull = false
-  readonly #encoder: CompactedKeyEncoder
+  readonly #encoder: KeyEncoder
   readonly #function: BucketingFunction
 
   constructor(
     info: TableInfo,
     readonly numBuckets: number = info.numBuckets,
   ) {
-    const lakeFormat = info.tableConfig.getOptional(TABLE_DATALAKE_FORMAT)
-    if (lakeFormat === 'paimon' || lakeFormat === 'iceberg') {
-      // Such tables encode bucket keys with the lake's own key encoder, which this client lacks.
-      throw new FlussError(
-        'INVALID_CONFIG_EXCEPTION',
-        `Writing to ${info.tablePath.databaseName}.${info.tablePath.tableName} needs the ${lakeFormat} bucket key encoding, which this client does not implement`,
-      )
-    }
-    this.#encoder = CompactedKeyEncoder.of(info.rowType, info.bucketKeys)
-    this.#function = bucketingFunction(lakeFormat ?? null)
+    this.#encoder = bucketKeyEncoder(info)
+    this.#function = bucketingFunction(lakeFormatOf(info.tableConfig))
   }
 
   assign(row: Row): number {

@@ -1,13 +1,7 @@
 import type { BucketingFunction } from '@sluice/core/bucketing'
 import { partitionGetter, type TableInfo } from '@sluice/core/metadata'
-import {
-  CompactedKeyEncoder,
-  CompactedRowEncoder,
-  keyPositions,
-  type Row,
-  type Value,
-} from '@sluice/core/row'
-import { keyBucketing, projectFields } from '../table/key-encoding.js'
+import { CompactedRowEncoder, type KeyEncoder, keyPositions, type Row, type Value } from '@sluice/core/row'
+import { projectFields, tableKeyEncoders } from '../table/key-encoding.js'
 import { RowConverter, type RowInput } from '../table/row-converter.js'
 import type { KvWriteRecord } from './batch-format.js'
 
@@ -20,8 +14,9 @@ export interface EncodedKvRecord {
 
 /**
  * Turns upsert and delete rows into KV records as Fluss's UpsertWriter does: the key is the
- * physical primary key (partition columns excluded) encoded with CompactedKeyEncoder, the bucket is
- * the Fluss hash of the encoded bucket key, the partition comes from the partition columns, and the
+ * physical primary key (partition columns excluded) encoded with the table's primary-key encoding,
+ * the bucket is the table's bucketing of the encoded bucket key (both per `keyEncoderFor`: Fluss's
+ * own, or Iceberg's for Iceberg lake tables), the partition comes from the partition columns, and the
  * value is the CompactedRow of the full row (null for a delete).
  *
  * For a partial update, rows hold the target columns only, in target order; the value row has those
@@ -37,8 +32,8 @@ export class KvRecordEncoder {
   readonly #converter: RowConverter
   /** Positions of the primary key columns in the rows the converter produces. */
   readonly #keyPositions: readonly number[]
-  readonly #keyEncoder: CompactedKeyEncoder
-  readonly #bucketKeyEncoder: CompactedKeyEncoder
+  readonly #keyEncoder: KeyEncoder
+  readonly #bucketKeyEncoder: KeyEncoder
   readonly #bucketing: BucketingFunction
   readonly #numBuckets: number
   readonly #valueEncoder: CompactedRowEncoder
@@ -54,9 +49,10 @@ export class KvRecordEncoder {
         : new RowConverter(projectFields(rowType, targets), 'the partial update writes')
     const keyIndexes = keyPositions(rowType, info.primaryKeys)
     this.#keyPositions = targets === undefined ? keyIndexes : keyIndexes.map(k => targets.indexOf(k))
-    this.#keyEncoder = CompactedKeyEncoder.of(rowType, info.physicalPrimaryKeys)
-    this.#bucketKeyEncoder = CompactedKeyEncoder.of(rowType, info.bucketKeys)
-    this.#bucketing = keyBucketing(info)
+    const encoders = tableKeyEncoders(info)
+    this.#keyEncoder = encoders.key
+    this.#bucketKeyEncoder = encoders.bucketKey
+    this.#bucketing = encoders.bucketing
     this.#numBuckets = info.numBuckets
     this.#valueEncoder = new CompactedRowEncoder(rowType)
     this.#partitionOf = info.isPartitioned ? partitionGetter(rowType, info.partitionKeys) : undefined

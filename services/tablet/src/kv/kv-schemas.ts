@@ -30,7 +30,7 @@ export interface PrimaryKeyEncoder {
 /**
  * Builds the key encoder of a row type. The default is Fluss's CompactedKeyEncoder over the physical
  * primary key; lake tables whose bucket key is the primary key key their rows with the lake's
- * encoder instead, which the tablet server must then supply.
+ * encoder instead, which the tablet server must then supply (`kvKeyEncoding(tableInfo)`).
  */
 export type PrimaryKeyEncoderFactory = (
   rowType: RowType,

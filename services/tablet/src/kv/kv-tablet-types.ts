@@ -2,6 +2,7 @@ import type { Configuration } from '@sluice/core/config'
 import type { LogAppendInfo, LogReadParams, LogReadResult } from '../log/log-tablet-types.js'
 import type { BatchMetadata } from '../log/writer-state-entry.js'
 import type { AutoIncrementIds } from './kv-apply.js'
+import type { PrimaryKeyDecoderFactory } from './kv-key-encoding.js'
 import type { KvSchemaSource, PrimaryKeyEncoderFactory } from './kv-schemas.js'
 import type { RocksDbKvOptions } from './rocksdb-kv.js'
 
@@ -36,6 +37,12 @@ export interface KvTabletOptions {
    * the changelog with it, so it must match the clients' key encoding of the table.
    */
   readonly primaryKeyEncoder?: PrimaryKeyEncoderFactory
+  /**
+   * The decoder of those keys, for insert-if-not-exists lookups (default: CompactedKeyDecoder when
+   * `primaryKeyEncoder` is the default too; such lookups are refused when only the encoder is given).
+   * `kvKeyEncoding(tableInfo)` gives both.
+   */
+  readonly primaryKeyDecoder?: PrimaryKeyDecoderFactory
   /** `kv.rocksdb.*` settings (`rocksDbKvOptions(serverConf)`). */
   readonly rocksDb: RocksDbKvOptions
   /** `kv.recover.log-record-batch.max-size`: log bytes read at once while rebuilding. */

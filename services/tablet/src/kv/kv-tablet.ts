@@ -5,6 +5,7 @@ import { SerialExecutor } from '../log/serial-executor.js'
 import { ChangelogBuilder, changelogCompression } from './changelog-builder.js'
 import { KvFlusher } from './kv-flusher.js'
 import { insertIfNotExistsBatch } from './kv-insert.js'
+import { compactedPrimaryKeyDecoder } from './kv-key-encoding.js'
 import type { KvMeta } from './kv-meta.js'
 import { KvPreWriteBuffer } from './kv-pre-write-buffer.js'
 import { KvPutter } from './kv-put.js'
@@ -190,14 +191,16 @@ export class KvTablet {
    * ids assigned), as a partial update of the primary key: existing keys stay unchanged.
    */
   insertIfNotExists(keys: readonly Buffer[]): Promise<KvPutResult> {
-    if (this.#options.primaryKeyEncoder !== undefined) {
+    const { primaryKeyEncoder, primaryKeyDecoder } = this.#options
+    const decoder = primaryKeyDecoder ?? (primaryKeyEncoder === undefined ? compactedPrimaryKeyDecoder : null)
+    if (decoder === null) {
       throw new FlussError(
         'INVALID_REQUEST',
-        'Lookups with insert-if-not-exists need compacted primary keys.',
+        'Lookups with insert-if-not-exists need a decoder of the primary keys.',
       )
     }
     const latest = this.#schemas.latest()
-    const batch = insertIfNotExistsBatch(latest, this.#options.physicalPrimaryKeys, keys)
+    const batch = insertIfNotExistsBatch(latest, this.#options.physicalPrimaryKeys, keys, decoder)
     return this.putAsLeader(batch, { targetColumns: latest.primaryKeyIndexes })
   }
 
