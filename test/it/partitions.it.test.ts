@@ -1,5 +1,5 @@
 import type { Connection, LogScanner, Table } from '@sluice/client'
-import { type FlussError, isFlussError } from '@sluice/core/errors'
+import { FlussError, isFlussError } from '@sluice/core/errors'
 import {
   Schema,
   TableDescriptor,
@@ -12,7 +12,7 @@ import type { Row } from '@sluice/core/row'
 import { ConnectionPool } from '@sluice/core/rpc'
 import { DataTypes } from '@sluice/core/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { uniqueName } from '../harness/index.js'
+import { type LocalCluster, uniqueName, waitUntil } from '../harness/index.js'
 import { connect, createDatabase, startReadyCluster, type TestCluster } from './support/cluster.js'
 
 /** `max.partition.num` of the cluster: small, so that the limit is reached with a few partitions. */
@@ -136,6 +136,15 @@ describe('partitioned tables through the SDK against a local cluster', () => {
       while (scanner.subscriptions().some(b => b.partitionId === dropped) && Date.now() < deadline)
         expect((await scanner.poll(200)).isEmpty()).toBe(true)
       expect(scanner.subscriptions().map(b => b.partitionId)).not.toContain(dropped)
+      // Every tablet server forgets the dropped partition: its buckets are unknown, not led elsewhere.
+      const { tableId } = await connection.getAdmin().getTableInfo(path)
+      await waitUntil(
+        async () => (await droppedBucketErrors(tc!.cluster, tableId, dropped as number)).every(unknownBucket),
+        {
+          timeoutMs: 30_000,
+          what: 'UNKNOWN_TABLE_OR_BUCKET_EXCEPTION for the dropped partition on every tablet server',
+        },
+      )
       const more = table.newAppend().createWriter()
       for (let i = 300; i < 310; i++) more.append([i, days[0], `n${i}`])
       await more.close()
@@ -325,3 +334,33 @@ describe('partitioned tables through the SDK against a local cluster', () => {
     expect(await admin.listTables(database)).not.toContain(path.tableName)
   })
 })
+
+function unknownBucket(code: number): boolean {
+  return code !== 0 && FlussError.fromCode(code).errorName === 'UNKNOWN_TABLE_OR_BUCKET_EXCEPTION'
+}
+
+/** The error code each tablet server answers LIST_OFFSETS for bucket 0 of a partition with. */
+async function droppedBucketErrors(
+  cluster: LocalCluster,
+  tableId: number,
+  partitionId: number,
+): Promise<number[]> {
+  const pool = new ConnectionPool({ clientSoftwareName: 'sluice-it-partitions' })
+  try {
+    return await Promise.all(
+      [...cluster.tablets.values()].map(async server => {
+        const response = await pool.request({ host: server.host, port: server.port }, 'LIST_OFFSETS', {
+          followerServerId: -1,
+          offsetType: 1,
+          tableId,
+          partitionId,
+          bucketId: [0],
+          startTimestamp: null,
+        })
+        return response.bucketsResp[0]?.errorCode ?? 0
+      }),
+    )
+  } finally {
+    await pool.close()
+  }
+}

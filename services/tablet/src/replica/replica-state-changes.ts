@@ -111,8 +111,12 @@ export async function stopReplicas(
   manager.validateAndApplyCoordinatorEpoch(coordinatorEpoch, 'stopReplicas')
   const results: BucketResult[] = []
   for (const d of data) {
+    // Deleting local and remote data means the table or partition was dropped: its buckets are
+    // unknown from now on (UNKNOWN_TABLE_OR_BUCKET instead of NOT_LEADER_OR_FOLLOWER).
+    const dropped = d.deleteLocal && d.deleteRemote
     const replica = manager.getReplica(d.tableBucket)
     if (replica === undefined) {
+      if (dropped) manager.metadataCache.removeDropped(d.tableBucket)
       results.push({ tableBucket: d.tableBucket })
       continue
     }
@@ -125,6 +129,7 @@ export async function stopReplicas(
         await manager.hooks.onReplicaStopped(replica, d.deleteLocal, d.deleteRemote)
       }
       if (d.deleteLocal) await manager.removeReplica(replica, true)
+      if (dropped) manager.metadataCache.removeDropped(d.tableBucket)
       results.push({ tableBucket: d.tableBucket })
     } catch (e) {
       results.push(failure(d.tableBucket, e))

@@ -41,6 +41,12 @@ export class TabletMetadataCache {
     this.#tables.delete(tableId)
   }
 
+  /** Forgets the table (or, for a partition's bucket, the partition) a dropped bucket belonged to. */
+  removeDropped(bucket: TableBucket): void {
+    if (bucket.partitionId === undefined) this.removeTable(bucket.tableId)
+    else this.#tables.get(bucket.tableId)?.partitions.delete(bucket.partitionId)
+  }
+
   /** Whether the bucket is known to exist in the cluster. */
   contains(bucket: TableBucket): boolean {
     const entry = this.#tables.get(bucket.tableId)

@@ -236,13 +236,21 @@ describe('TabletServer produce and fetch on a single-replica log table', () => {
     expect(produced.bucketsResp[0].errorCode ?? 0).toBe(0)
   })
 
-  it('stops serving a bucket on STOP_REPLICA', async () => {
+  it('stops serving a bucket on STOP_REPLICA; the bucket of a dropped table becomes unknown', async () => {
     const stop = await client.request('STOP_REPLICA', {
+      coordinatorEpoch: 1,
+      stopReplicasReq: [{ tableBucket: { tableId: TABLE_ID, bucketId: 0 }, leaderEpoch: 0, delete: false }],
+    })
+    expect(stop.stopReplicasResp[0].errorCode ?? 0).toBe(0)
+    const moved = await produce(1, arrowBatch(rows(0, 1)))
+    expect(moved.bucketsResp[0].errorCode).toBe(code('NOT_LEADER_OR_FOLLOWER'))
+    // delete (local and remote) is what dropping the table sends.
+    const drop = await client.request('STOP_REPLICA', {
       coordinatorEpoch: 1,
       stopReplicasReq: [{ tableBucket: { tableId: TABLE_ID, bucketId: 0 }, leaderEpoch: 0, delete: true }],
     })
-    expect(stop.stopReplicasResp[0].errorCode ?? 0).toBe(0)
-    const produced = await produce(1, arrowBatch(rows(0, 1)))
-    expect(produced.bucketsResp[0].errorCode).toBe(code('NOT_LEADER_OR_FOLLOWER'))
+    expect(drop.stopReplicasResp[0].errorCode ?? 0).toBe(0)
+    const dropped = await produce(1, arrowBatch(rows(0, 1)))
+    expect(dropped.bucketsResp[0].errorCode).toBe(code('UNKNOWN_TABLE_OR_BUCKET_EXCEPTION'))
   })
 })
