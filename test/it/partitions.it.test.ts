@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs'
 import type { Connection, LogScanner, Table } from '@sluice/client'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import {
@@ -14,6 +15,7 @@ import { DataTypes } from '@sluice/core/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type LocalCluster, uniqueName, waitUntil } from '../harness/index.js'
 import { connect, createDatabase, startReadyCluster, type TestCluster } from './support/cluster.js'
+import { tableDir } from './support/storage-files.js'
 
 /** `max.partition.num` of the cluster: small, so that the limit is reached with a few partitions. */
 const MAX_PARTITIONS = 4
@@ -252,6 +254,29 @@ describe('partitioned tables through the SDK against a local cluster', () => {
       expect(errors[0]).toMatchObject({ errorName: 'PARTITION_NOT_EXISTS', code: 36 })
       expect(rows.map(r => r[0]).sort()).toEqual(Array.from({ length: 10 }, (_, i) => 20 + i).sort())
       expect(byHand.subscriptions().map(b => b.partitionId)).toEqual([idOf('keep'), idOf('keep')])
+
+      // The dropped partition's local data is gone from every tablet server.
+      const { tableId } = await connection.getAdmin().getTableInfo(path)
+      const partitionDirs = () =>
+        [...tc!.cluster.tablets.keys()].flatMap(id => {
+          const dir = tableDir(tc!.cluster, id, path, tableId)
+          return existsSync(dir) ? readdirSync(dir) : []
+        })
+      await waitUntil(() => !partitionDirs().includes(`gone-${gone}`), {
+        timeoutMs: 30_000,
+        what: 'the dropped partition directories to be deleted',
+      })
+      expect(partitionDirs()).toContain(`keep-${idOf('keep')}`)
+      // Writing to it without dynamic partition creation fails clearly and writes nothing.
+      const strict = await connect(tc!.cluster, { 'client.writer.dynamic-create-partition.enabled': 'false' })
+      try {
+        const late = (await strict.getTable(path)).newAppend().createWriter()
+        await expectFlussError(late.appendWithResult([99, 'gone', 'late']), 'PARTITION_NOT_EXISTS', 36)
+        await late.close().catch(() => undefined)
+      } finally {
+        await strict.close()
+      }
+      expect(await partitionNames(path)).toEqual(['keep'])
     } finally {
       discovering.close()
       byHand.close()

@@ -27,7 +27,7 @@ import { LeaderEpochCache } from './leader-epoch-cache.js'
 import type { RemoteFetchSource } from './read-from-log.js'
 import { Replica } from './replica.js'
 import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
-import { logTabletDir } from './replica-paths.js'
+import { logTabletDir, removeEmptyParentDirs } from './replica-paths.js'
 import { becomeLeaderOrFollower, stopReplicas } from './replica-state-changes.js'
 import {
   type BucketResult,
@@ -285,8 +285,10 @@ export class ReplicaManager {
     // Leadership hooks (and the epoch cache write) still running must not race the directory.
     await replica.whenHooksSettled()
     await replica.runFollowerTask(async () => undefined)
-    if (deleteLocal) await replica.logTablet.drop()
-    else await replica.logTablet.close()
+    if (deleteLocal) {
+      await replica.logTablet.drop()
+      await removeEmptyParentDirs(this.#options.dataDir, replica.physicalTablePath, replica.tableBucket)
+    } else await replica.logTablet.close()
     this.completeDelayedOperations(replica.tableBucket)
   }
 

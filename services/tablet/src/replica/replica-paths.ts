@@ -1,4 +1,5 @@
-import { join } from 'node:path'
+import { rmdir } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { FlussError } from '@sluice/core/errors'
 import type { PhysicalTablePath, TableBucket } from '@sluice/core/metadata'
 
@@ -35,4 +36,26 @@ function safeName(name: string): string {
     throw new FlussError('INVALID_REQUEST', `'${name}' cannot be used as a directory name`)
   }
   return name
+}
+
+/**
+ * After a dropped bucket's directories went: removes its partition directory and then its table
+ * directory, each only when empty (other buckets and partitions keep theirs).
+ */
+export async function removeEmptyParentDirs(
+  dataDir: string,
+  path: PhysicalTablePath,
+  bucket: TableBucket,
+): Promise<void> {
+  const parent = tabletParentDir(dataDir, path, bucket)
+  const dirs = bucket.partitionId === undefined ? [parent] : [parent, dirname(parent)]
+  for (const dir of dirs) {
+    try {
+      await rmdir(dir)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') return
+      if (code !== 'ENOENT') throw e
+    }
+  }
 }
