@@ -1,5 +1,6 @@
 import { afterAll, describe } from 'vitest'
 import { coordinatorHaSuite } from '../fault/coordinator-ha-scenarios.js'
+import { pkFailoverSuite } from '../fault/pk-failover-scenarios.js'
 import { replicationFailoverSuite } from '../fault/replication-scenarios.js'
 import type { SuiteVariant } from '../fault/suite-variant.js'
 import { uniqueName } from '../harness/index.js'
@@ -7,7 +8,7 @@ import { startMotoOrSkip } from './moto-server.js'
 
 /**
  * The failover scenarios of test/fault (kill -9 and SIGSTOP of tablet servers, a zombie leader,
- * coordinator takeover) with the cluster's metadata in moto's DynamoDB instead of dynalite: leases,
+ * coordinator takeover, a primary-key leader killed during upserts) with the cluster's metadata in moto's DynamoDB instead of dynalite: leases,
  * ISR changes and fencing then rest on moto's conditional writes. Blobs stay in local files.
  */
 const started = await startMotoOrSkip()
@@ -32,5 +33,6 @@ describe.skipIf(moto === undefined)(
     })
     replicationFailoverSuite(onMoto())
     coordinatorHaSuite(onMoto())
+    pkFailoverSuite(onMoto())
   },
 )
