@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect } from 'vitest'
 import type { ColumnSpec } from './canonical.js'
 import { expectChanges, rowOf } from './expect-log.js'
@@ -120,6 +121,62 @@ describe('merge engines', () => {
       expectChanges(await reader.changelog(db, table, expected.length), expected, ID)
       const found = await reader.lookup(db, table, [['1'], ['2']])
       expect(found).toEqual([a(1, 15, 7, 3, 'c', 'x,y', true), a(2, 1, 1, 1, 'z', 'q', null)])
+    }
+  })
+})
+
+/**
+ * Serialized Roaring64Bitmaps and the bytes Fluss's rbm64 aggregation returns for them, produced
+ * with RoaringBitmap 1.3.0 (test/compat/java/rbm64-golden).
+ */
+const RBM64 = JSON.parse(
+  readFileSync(
+    new URL(
+      '../../services/tablet/src/kv/rowmerger/aggregate/test-fixtures/rbm64-golden.json',
+      import.meta.url,
+    ),
+    'utf8',
+  ),
+) as { cases: { kind: string; name?: string; acc?: string; input?: string; hex?: string }[] }
+const rbm64 = (name: string) => RBM64.cases.find(c => c.name === name)?.hex as string
+const rbm64Or = (acc: string, input: string) =>
+  RBM64.cases.find(c => c.kind === 'agg' && c.acc === acc && c.input === input)?.hex as string
+
+describe('rbm64 aggregation', () => {
+  const BITMAPS: readonly ColumnSpec[] = [
+    { name: 'id', type: 'INT', nullable: false },
+    { name: 'users', type: 'BYTES', agg: 'rbm64' },
+  ]
+  const b = (...values: (number | string | null)[]) => rowOf(BITMAPS, values)
+
+  kvIt('rbm64: Java and Python write Roaring64Bitmaps, the server ORs them as Fluss does', async () => {
+    const table = 'rbm64'
+    const properties = { 'table.merge-engine': 'aggregation' }
+    await env.java.createTable(db, table, { columns: BITMAPS, primaryKey: ['id'], buckets: 2, properties })
+    await env.java.upsert(db, table, [
+      { op: 'upsert', row: b(1, rbm64('of_10_20')) },
+      { op: 'upsert', row: b(2, rbm64('high')) },
+    ])
+    await env.python.upsert(db, table, [
+      { op: 'upsert', row: b(1, rbm64('of_20_30')) },
+      { op: 'upsert', row: b(2, null) },
+    ])
+    await env.java.upsert(db, table, [{ op: 'upsert', row: b(2, rbm64('signed')) }])
+    const union1 = rbm64Or('of_10_20', 'of_20_30')
+    const union2 = rbm64Or('high', 'signed')
+    const expected = [
+      { change: '+I', row: b(1, rbm64('of_10_20')) },
+      { change: '-U', row: b(1, rbm64('of_10_20')) },
+      { change: '+U', row: b(1, union1) },
+      { change: '+I', row: b(2, rbm64('high')) },
+      { change: '-U', row: b(2, rbm64('high')) },
+      { change: '+U', row: b(2, rbm64('high')) },
+      { change: '-U', row: b(2, rbm64('high')) },
+      { change: '+U', row: b(2, union2) },
+    ]
+    for (const reader of [env.java, env.python]) {
+      expectChanges(await reader.changelog(db, table, expected.length), expected, ID)
+      expect(await reader.lookup(db, table, [['1'], ['2']])).toEqual([b(1, union1), b(2, union2)])
     }
   })
 })

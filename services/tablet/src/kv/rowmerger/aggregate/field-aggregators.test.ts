@@ -4,6 +4,7 @@ import { type DataType, DataTypes } from '@sluice/core/types'
 import { describe, expect, it } from 'vitest'
 import { createFieldAggregator } from './field-aggregators.js'
 import { bitmap32Of, bitmap32Values, deserializeBitmap32, serializeBitmap32 } from './roaring-bitmap32.js'
+import { bitmap64Of, bitmap64Values, deserializeBitmap64, serializeBitmap64 } from './roaring-bitmap64.js'
 
 function agg(fn: AggFunction, type: DataType, ...inputs: Value[]): Value {
   const f = createFieldAggregator(fn, type, 'v')
@@ -117,6 +118,53 @@ describe('aggregate functions', () => {
     expect(agg(AggFunctions.RBM32(), DataTypes.BYTES(), null, new Uint8Array([1]))).toEqual(
       new Uint8Array([1]),
     )
+  })
+
+  it('rbm64 ORs serialized 64-bit bitmaps and ignores nulls', () => {
+    const merged = agg(
+      AggFunctions.RBM64(),
+      DataTypes.BYTES(),
+      serializeBitmap64(bitmap64Of([10, 20])),
+      null,
+      serializeBitmap64(bitmap64Of([20, 30, -1n])),
+    )
+    expect(bitmap64Values(deserializeBitmap64(merged as Uint8Array))).toEqual([
+      10n,
+      20n,
+      30n,
+      (1n << 64n) - 1n,
+    ])
+    const bytes = serializeBitmap64(bitmap64Of([1n << 40n]))
+    expect(agg(AggFunctions.RBM64(), DataTypes.BYTES(), null, bytes)).toBe(bytes)
+    expect(agg(AggFunctions.RBM64(), DataTypes.BYTES(), bytes, null)).toBe(bytes)
+    expect(agg(AggFunctions.RBM64(), DataTypes.BYTES(), null, null)).toBeNull()
+  })
+
+  it('rbm64 refuses malformed bitmaps with INVALID_REQUEST', () => {
+    const good = serializeBitmap64(bitmap64Of([1]))
+    for (const bad of [new Uint8Array([1]), new Uint8Array([7]), good.subarray(0, good.length - 1)]) {
+      expect(() => agg(AggFunctions.RBM64(), DataTypes.BYTES(), good, bad)).toThrow(
+        expect.objectContaining({ errorName: 'INVALID_REQUEST' }),
+      )
+      expect(() => agg(AggFunctions.RBM64(), DataTypes.BYTES(), bad, good)).toThrow(
+        expect.objectContaining({ errorName: 'INVALID_REQUEST' }),
+      )
+    }
+  })
+
+  it.each([
+    [DataTypes.STRING(), 'STRING'],
+    [DataTypes.BINARY(8), 'BINARY(8)'],
+    [DataTypes.BIGINT(), 'BIGINT'],
+  ] as const)('rbm64 and rbm32 only aggregate BYTES columns, not %s', (type, name) => {
+    for (const fn of [AggFunctions.RBM64(), AggFunctions.RBM32()]) {
+      expect(() => createFieldAggregator(fn, type, 'v')).toThrow(
+        expect.objectContaining({
+          errorName: 'INVALID_CONFIG_EXCEPTION',
+          message: `Invalid aggregation function for column v: Data type for ${fn.type} column must be part of [BYTES] but was '${name}'.`,
+        }),
+      )
+    }
   })
 
   it('refuses a function that does not fit the column type', () => {

@@ -3,6 +3,7 @@ import { type AggFunction, aggFunctionProblem, PARAM_DELIMITER } from '@sluice/c
 import type { Value } from '@sluice/core/row'
 import type { DataType } from '@sluice/core/types'
 import { orSerializedBitmap32 } from './roaring-bitmap32.js'
+import { orSerializedBitmap64 } from './roaring-bitmap64.js'
 import { comparatorFor, numericArithmetic } from './value-compare.js'
 
 /**
@@ -67,12 +68,7 @@ export function createFieldAggregator(fn: AggFunction, type: DataType, column: s
     case 'rbm32':
       return ignoringNulls((acc, input) => orSerializedBitmap32(acc as Uint8Array, input as Uint8Array))
     case 'rbm64':
-      return ignoringNulls(() => {
-        throw new FlussError(
-          'UNKNOWN_SERVER_ERROR',
-          `The rbm64 aggregation of column ${column} is not supported yet (Roaring64Bitmap serialization).`,
-        )
-      })
+      return ignoringNulls((acc, input) => orSerializedBitmap64(acc as Uint8Array, input as Uint8Array))
   }
 }
 
