@@ -1,259 +1,140 @@
-import { FlussError } from '@sluice/core/errors'
+import { type Bitmap32, readBitmap32, writeBitmap32 } from './roaring-bitmap32-codec.js'
+import { type Container64, containerOf, containerValues, unionContainers } from './roaring64-containers.js'
+import {
+  runsCardinality,
+  runsToValues,
+  valuesRunCount,
+  valuesToRuns,
+  wordsRunCount,
+} from './roaring64-sets.js'
+
+export { type Bitmap32, writeBitmap32 } from './roaring-bitmap32-codec.js'
 
 /**
- * The portable serialization of a 32-bit RoaringBitmap (what Java's `RoaringBitmap.serialize`
- * writes and Fluss's `rbm32` aggregation stores in BYTES columns), and the OR of two of them.
+ * Fluss's `rbm32` values: a `RoaringBitmap` of RoaringBitmap 1.3.0 (the version Fluss 0.9.1
+ * ships) in the portable format (roaring-bitmap32-codec.ts). Fluss's aggregation deserializes
+ * both values, runs `acc.or(input)`, then `runOptimize()` and `serialize(ByteBuffer)`; the bytes
+ * depend on the container kinds each step leaves, not only on the resulting set, so every step is
+ * replayed on containers of Java's kinds. The 16-bit containers and their union are the ones
+ * `Roaring64Bitmap` uses too (roaring64-containers.ts).
  *
- * Layout (little-endian): a cookie, then per container its 16-bit key and cardinality - 1, then
- * (unless the run cookie is used with fewer than 4 containers) one int32 byte offset per container,
- * then the containers: array (sorted uint16 values), bitmap (1024 uint64 words) or run (uint16 run
- * count, then start and length - 1 per run). With run containers the cookie is 12347 plus
- * (size - 1) << 16, followed by a bitset saying which containers are runs; without, it is 12346
- * followed by the int32 container count.
- *
- * Containers are held as 65536-bit sets while merging. Serializing picks each container's smallest
- * form as Java's `runOptimize()` does (a run container when it is strictly smaller than the array
- * or bitmap form).
+ * Where the kinds matter: a union involving a run container (and no bitmap) keeps the run while
+ * it is no larger than the array form plus its 2-byte length (Java's `toEfficientContainer()`),
+ * whereas `runOptimize()` turns an array or bitmap into runs only when they are strictly smaller;
+ * two arrays of more than 4096 values together become a bitmap (an array again when the union is
+ * no larger); a full container is one run; and `runOptimize()` turns a run container that is
+ * larger than that bound back into an array or bitmap, keeping its runs as written otherwise
+ * (adjacent runs from another writer stay apart). `Roaring64Bitmap.runOptimize()` differs there:
+ * it only ever swaps in runs, so rbm64 leaves such a run container alone.
  */
 
-const SERIAL_COOKIE = 12347
-const SERIAL_COOKIE_NO_RUNCONTAINER = 12346
-const NO_OFFSET_THRESHOLD = 4
-const ARRAY_MAX_CARDINALITY = 4096
 const BITMAP_BYTES = 8192
-const WORDS = 2048
-
-/** A 32-bit roaring bitmap: high 16 bits -> set of the low 16 bits (2048 x 32-bit words). */
-export type Bitmap32 = Map<number, Uint32Array>
-
-function corrupt(reason: string): FlussError {
-  return new FlussError('INVALID_REQUEST', `Unable to deserialize roaring bitmap: ${reason}`)
-}
-
-class Reader {
-  pos = 0
-  constructor(readonly buf: Buffer) {}
-  need(n: number, what: string): void {
-    if (this.pos + n > this.buf.length) throw corrupt(`${what} runs past the end of ${this.buf.length} bytes`)
-  }
-  u16(what: string): number {
-    this.need(2, what)
-    const v = this.buf.readUInt16LE(this.pos)
-    this.pos += 2
-    return v
-  }
-  i32(what: string): number {
-    this.need(4, what)
-    const v = this.buf.readInt32LE(this.pos)
-    this.pos += 4
-    return v
-  }
-}
+const runBytes = (runs: number) => 2 + 4 * runs
 
 /** Parses a serialized RoaringBitmap; malformed bytes are INVALID_REQUEST. */
 export function deserializeBitmap32(bytes: Uint8Array): Bitmap32 {
-  const r = new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-  const cookie = r.i32('cookie')
-  let size: number
-  let runFlags: Buffer | null = null
-  if ((cookie & 0xffff) === SERIAL_COOKIE) {
-    size = (cookie >>> 16) + 1
-    const flagBytes = (size + 7) >>> 3
-    r.need(flagBytes, 'run container bitset')
-    runFlags = r.buf.subarray(r.pos, r.pos + flagBytes)
-    r.pos += flagBytes
-  } else if (cookie === SERIAL_COOKIE_NO_RUNCONTAINER) {
-    size = r.i32('container count')
-    if (size < 0 || size > 65536) throw corrupt(`container count ${size} is out of range`)
-  } else {
-    throw corrupt(`unknown cookie ${cookie}`)
-  }
+  return readBitmap32(bytes)
+}
+
+/** `RoaringBitmap.or`: containers of shared keys are united (`ior`), the others carried over. */
+export function orBitmap32(a: Bitmap32, b: Bitmap32): Bitmap32 {
   const keys: number[] = []
-  const cards: number[] = []
-  for (let i = 0; i < size; i++) {
-    const key = r.u16('container key')
-    if (i > 0 && key <= keys[i - 1]) throw corrupt(`container keys are not increasing at ${i}`)
-    keys.push(key)
-    cards.push(r.u16('container cardinality') + 1)
-  }
-  if (runFlags === null || size >= NO_OFFSET_THRESHOLD) {
-    r.need(4 * size, 'offset header')
-    r.pos += 4 * size
-  }
-  const bitmap: Bitmap32 = new Map()
-  for (let i = 0; i < size; i++) {
-    const isRun = runFlags !== null && (runFlags[i >>> 3] & (1 << (i & 7))) !== 0
-    bitmap.set(keys[i], readContainer(r, isRun, cards[i]))
-  }
-  if (r.pos !== r.buf.length) throw corrupt(`${r.buf.length - r.pos} bytes follow the last container`)
-  return bitmap
-}
-
-function readContainer(r: Reader, isRun: boolean, card: number): Uint32Array {
-  const words = new Uint32Array(WORDS)
-  if (isRun) {
-    const runs = r.u16('run count')
-    for (let j = 0; j < runs; j++) {
-      const start = r.u16('run start')
-      const end = start + r.u16('run length')
-      if (end > 0xffff) throw corrupt(`run [${start}, ${end}] exceeds 65535`)
-      for (let v = start; v <= end; v++) words[v >>> 5] |= 1 << (v & 31)
-    }
-  } else if (card > ARRAY_MAX_CARDINALITY) {
-    r.need(BITMAP_BYTES, 'bitmap container')
-    for (let w = 0; w < WORDS; w++) words[w] = r.buf.readUInt32LE(r.pos + 4 * w)
-    r.pos += BITMAP_BYTES
-  } else {
-    for (let j = 0; j < card; j++) {
-      const v = r.u16('array value')
-      words[v >>> 5] |= 1 << (v & 31)
+  const containers: Container64[] = []
+  let i = 0
+  let j = 0
+  while (i < a.keys.length || j < b.keys.length) {
+    const keyA = i < a.keys.length ? a.keys[i] : 0x10000
+    const keyB = j < b.keys.length ? b.keys[j] : 0x10000
+    if (keyA === keyB) {
+      keys.push(keyA)
+      containers.push(unionContainers(a.containers[i++], b.containers[j++]))
+    } else if (keyA < keyB) {
+      keys.push(keyA)
+      containers.push(a.containers[i++])
+    } else {
+      keys.push(keyB)
+      containers.push(b.containers[j++])
     }
   }
-  return words
+  return { keys, containers }
 }
 
-/** Adds every value of `other` to `target`. */
-export function orInPlace(target: Bitmap32, other: Bitmap32): void {
-  for (const [key, words] of other) {
-    const mine = target.get(key)
-    if (mine === undefined) target.set(key, words.slice())
-    else for (let w = 0; w < WORDS; w++) mine[w] |= words[w]
+/**
+ * `Container.runOptimize()`: arrays and bitmaps become runs when those are strictly smaller; a run
+ * container is `toEfficientContainer()`, kept unless larger than min(8192, 2 * cardinality + 2).
+ */
+export function runOptimizedContainer(c: Container64): Container64 {
+  if (c.kind === 'array') {
+    const runs = valuesRunCount(c.values)
+    return 2 * c.values.length > runBytes(runs) ? { kind: 'run', runs: valuesToRuns(c.values) } : c
   }
-}
-
-function popcount(x: number): number {
-  let v = x - ((x >>> 1) & 0x55555555)
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
-}
-
-interface ContainerShape {
-  readonly key: number
-  readonly words: Uint32Array
-  readonly cardinality: number
-  readonly runs: number
-  readonly kind: 'array' | 'bitmap' | 'run'
-  readonly bytes: number
-}
-
-function shapeOf(key: number, words: Uint32Array): ContainerShape | null {
-  let cardinality = 0
-  let runs = 0
-  let previousHigh = 0
-  for (let w = 0; w < WORDS; w++) {
-    const x = words[w]
-    cardinality += popcount(x)
-    runs += popcount(x & ~((x << 1) | previousHigh))
-    previousHigh = x >>> 31
+  if (c.kind === 'bitmap') {
+    const runs = wordsRunCount(c.words)
+    return BITMAP_BYTES > runBytes(runs) ? { kind: 'run', runs: bitmapRuns(c.words, runs) } : c
   }
-  if (cardinality === 0) return null
-  const runBytes = 2 + 4 * runs
-  const plainBytes = cardinality <= ARRAY_MAX_CARDINALITY ? 2 * cardinality : BITMAP_BYTES
-  if (runBytes < plainBytes) return { key, words, cardinality, runs, kind: 'run', bytes: runBytes }
-  const kind = cardinality <= ARRAY_MAX_CARDINALITY ? 'array' : 'bitmap'
-  return { key, words, cardinality, runs, kind, bytes: plainBytes }
+  if (runBytes(c.runs.length / 2) <= Math.min(BITMAP_BYTES, 2 * runsCardinality(c.runs) + 2)) return c
+  return containerOf(runsToValues(c.runs))
 }
 
-/** Serializes in the portable format, run-optimized like Java's `runOptimize()` + `serialize()`. */
+/** The `count` runs of a 65536-bit set as (start, length - 1) pairs, found word by word. */
+function bitmapRuns(words: Uint32Array, count: number): Uint16Array {
+  const runs = new Uint16Array(2 * count)
+  const lowestBit = (x: number) => 31 - Math.clz32(x & -x)
+  let n = 0
+  let inRun = false
+  for (let w = 0; w < words.length; w++) {
+    let from = 0
+    while (from < 32) {
+      const above = (inRun ? ~words[w] : words[w]) & (0xffffffff << from)
+      if (above === 0) break
+      from = lowestBit(above)
+      if (inRun) runs[n + 1] = (w << 5) + from - 1 - runs[n]
+      else runs[n] = (w << 5) + from
+      if (inRun) n += 2
+      inRun = !inRun
+    }
+  }
+  if (inRun) runs[n + 1] = 0xffff - runs[n]
+  return runs
+}
+
+/** `RoaringBitmap.runOptimize()`, as a new bitmap. */
+export function runOptimizeBitmap32(bitmap: Bitmap32): Bitmap32 {
+  return { keys: bitmap.keys.slice(), containers: bitmap.containers.map(runOptimizedContainer) }
+}
+
+/** Fluss's `serializeRoaringBitmap32`: `runOptimize()` then `serialize(ByteBuffer)`. */
 export function serializeBitmap32(bitmap: Bitmap32): Buffer {
-  const shapes = [...bitmap.keys()]
-    .sort((a, b) => a - b)
-    .map(key => shapeOf(key, bitmap.get(key) as Uint32Array))
-    .filter((s): s is ContainerShape => s !== null)
-  const size = shapes.length
-  const hasRun = shapes.some(s => s.kind === 'run')
-  const withOffsets = !hasRun || size >= NO_OFFSET_THRESHOLD
-  const headerBytes = (hasRun ? 4 + ((size + 7) >>> 3) : 8) + 4 * size + (withOffsets ? 4 * size : 0)
-  const out = Buffer.alloc(headerBytes + shapes.reduce((n, s) => n + s.bytes, 0))
-  let pos = 0
-  if (hasRun) {
-    out.writeInt32LE(SERIAL_COOKIE | ((size - 1) << 16), 0)
-    shapes.forEach((s, i) => {
-      if (s.kind === 'run') out[4 + (i >>> 3)] |= 1 << (i & 7)
-    })
-    pos = 4 + ((size + 7) >>> 3)
-  } else {
-    out.writeInt32LE(SERIAL_COOKIE_NO_RUNCONTAINER, 0)
-    out.writeInt32LE(size, 4)
-    pos = 8
-  }
-  for (const s of shapes) {
-    out.writeUInt16LE(s.key, pos)
-    out.writeUInt16LE(s.cardinality - 1, pos + 2)
-    pos += 4
-  }
-  let offset = headerBytes
-  if (withOffsets) {
-    for (const s of shapes) {
-      out.writeInt32LE(offset, pos)
-      pos += 4
-      offset += s.bytes
-    }
-  }
-  for (const s of shapes) pos = writeContainer(out, pos, s)
-  return out
+  return writeBitmap32(runOptimizeBitmap32(bitmap))
 }
 
-function writeContainer(out: Buffer, start: number, s: ContainerShape): number {
-  let pos = start
-  const words = s.words
-  if (s.kind === 'bitmap') {
-    for (let w = 0; w < WORDS; w++) out.writeUInt32LE(words[w], pos + 4 * w)
-    return pos + BITMAP_BYTES
-  }
-  if (s.kind === 'array') {
-    for (let v = 0; v < 65536; v++) {
-      if ((words[v >>> 5] & (1 << (v & 31))) !== 0) {
-        out.writeUInt16LE(v, pos)
-        pos += 2
-      }
-    }
-    return pos
-  }
-  out.writeUInt16LE(s.runs, pos)
-  pos += 2
-  const isSet = (v: number) => v < 65536 && (words[v >>> 5] & (1 << (v & 31))) !== 0
-  for (let v = 0; v < 65536; v++) {
-    if (!isSet(v)) continue
-    let end = v
-    while (isSet(end + 1)) end++
-    out.writeUInt16LE(v, pos)
-    out.writeUInt16LE(end - v, pos + 2)
-    pos += 4
-    v = end
-  }
-  return pos
+/** rbm32 aggregation (`FieldRoaringBitmap32Agg`): the bytes Fluss writes for `acc OR input`. */
+export function orSerializedBitmap32(acc: Uint8Array, input: Uint8Array): Buffer {
+  return serializeBitmap32(orBitmap32(readBitmap32(acc), readBitmap32(input)))
 }
 
-/** Builds a bitmap of the given values (tests, tools). */
+/** A bitmap built by `RoaringBitmap.add` calls: per key an array up to 4096 values, else a bitmap. */
 export function bitmap32Of(values: Iterable<number>): Bitmap32 {
-  const bitmap: Bitmap32 = new Map()
+  const byKey = new Map<number, Set<number>>()
   for (const value of values) {
     const key = value >>> 16
-    let words = bitmap.get(key)
-    if (words === undefined) {
-      words = new Uint32Array(WORDS)
-      bitmap.set(key, words)
+    let low = byKey.get(key)
+    if (low === undefined) {
+      low = new Set()
+      byKey.set(key, low)
     }
-    const low = value & 0xffff
-    words[low >>> 5] |= 1 << (low & 31)
+    low.add(value & 0xffff)
   }
-  return bitmap
+  const keys = [...byKey.keys()].sort((a, b) => a - b)
+  const containers = keys.map(key => containerOf(Uint16Array.from(byKey.get(key) as Set<number>).sort()))
+  return { keys, containers }
 }
 
 /** The values of a bitmap in unsigned order (tests, tools). */
 export function bitmap32Values(bitmap: Bitmap32): number[] {
   const values: number[] = []
-  for (const key of [...bitmap.keys()].sort((a, b) => a - b)) {
-    const words = bitmap.get(key) as Uint32Array
-    for (let v = 0; v < 65536; v++) if ((words[v >>> 5] & (1 << (v & 31))) !== 0) values.push(key * 65536 + v)
-  }
+  bitmap.keys.forEach((key, i) => {
+    for (const low of containerValues(bitmap.containers[i])) values.push(key * 65536 + low)
+  })
   return values
-}
-
-/** rbm32 aggregation: the serialized OR of two serialized bitmaps. */
-export function orSerializedBitmap32(acc: Uint8Array, input: Uint8Array): Buffer {
-  const merged = deserializeBitmap32(acc)
-  orInPlace(merged, deserializeBitmap32(input))
-  return serializeBitmap32(merged)
 }
