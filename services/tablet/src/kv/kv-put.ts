@@ -39,6 +39,8 @@ export interface KvPutterParts {
   readonly changelog: ChangelogBuilder
   readonly maxPendingBytes: number
   readonly autoIncrementIds: AutoIncrementIds | null
+  /** Whether the bucket is still led here (see `KvTabletOptions.isLeader`). */
+  readonly isLeader: () => boolean
 }
 
 /**
@@ -179,6 +181,11 @@ export class KvPutter {
     writerId: number,
     batchSequence: number,
   ): Promise<KvPutResult> {
+    // From this check to the append nothing awaits: a replica that stopped leading (its log may be
+    // truncated by now) gets no batch, and the client retries on the new leader.
+    if (!this.parts.isLeader()) {
+      throw new FlussError('NOT_LEADER_OR_FOLLOWER', `${this.name} is no longer led by this tablet server`)
+    }
     const startOffset = this.#log.logEndOffset
     this.#changelog.start(latest)
     try {

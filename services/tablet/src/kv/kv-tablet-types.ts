@@ -55,6 +55,12 @@ export interface KvTabletOptions {
   readonly autoIncrementIds?: AutoIncrementIds
   /** Names the bucket in messages. Default: the log's name. */
   readonly name?: string
+  /**
+   * Whether this server still leads the bucket at the epoch the KvTablet was opened for; checked by
+   * every put right before it takes its offsets and appends (puts queued while the replica became a
+   * follower must not append to its log). Default: always.
+   */
+  readonly isLeader?: () => boolean
 }
 
 /** How a put was applied. */

@@ -75,6 +75,7 @@ export class KvTablet {
       changelog: new ChangelogBuilder(changelogCompression(options.tableConfig)),
       maxPendingBytes: options.maxPendingBytes,
       autoIncrementIds: options.autoIncrementIds ?? null,
+      isLeader: options.isLeader ?? (() => true),
     })
   }
 

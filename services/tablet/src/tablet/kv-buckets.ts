@@ -110,7 +110,10 @@ export class KvBuckets {
     const { kv } = await openKvTabletWithRecovery({
       bucketDir: kvTabletDir(this.#dataDir, replica),
       tableBucket: replica.tableBucket,
-      options: this.#kvOptions(replica, schemas),
+      options: {
+        ...this.#kvOptions(replica, schemas),
+        isLeader: () => replica.isLeader && replica.leaderEpoch === leaderEpoch,
+      },
       snapshotStore: this.#snapshotStore,
       logger: this.#options.logger,
     })
