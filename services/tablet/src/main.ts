@@ -27,10 +27,13 @@ import { remoteDataDirOf, TabletServer } from './tablet/tablet-server.js'
  * SIGINT stops it gracefully.
  */
 
-const logger: RpcLogger = {
-  warn(message, fields) {
-    console.error(`[tablet-server] ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields)}`}`)
-  },
+const line = (message: string, fields?: Record<string, unknown>) =>
+  `[tablet-server] ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields)}`}`
+
+/** Warnings to stderr; informational lines (KV tablet recovery, KV snapshots committed) to stdout. */
+const logger: RpcLogger & { info(message: string, fields?: Record<string, unknown>): void } = {
+  warn: (message, fields) => console.error(line(message, fields)),
+  info: (message, fields) => console.log(line(message, fields)),
 }
 
 function configPath(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {

@@ -55,7 +55,8 @@ export interface TabletServerDeps {
    * shared with the coordinator. APIs the TabletService implements itself are ignored here.
    */
   readonly adminHandlers?: Partial<Handlers>
-  readonly logger?: RpcLogger
+  /** Warnings; also informational lines of background components (KV recovery, snapshots) when it has `info`. */
+  readonly logger?: RpcLogger & { info?(message: string, fields?: Record<string, unknown>): void }
   /** Extra plug-ins to every replica's leadership (after the server's KV tablets and remote log). */
   readonly replicaHooks?: ReplicaHooks
   /**
@@ -295,10 +296,10 @@ export class TabletServer {
     })
   }
 
-  /** Background components (KV snapshots, remote log) report warnings through the server's logger. */
+  /** Background components (KV recovery and snapshots, remote log) report through the server's logger. */
   #componentLogger() {
     return {
-      info: () => undefined,
+      info: (message: string, fields?: Record<string, unknown>) => this.#deps.logger?.info?.(message, fields),
       warn: (message: string, fields?: Record<string, unknown>) =>
         (this.#deps.logger ?? SILENT_LOGGER).warn(message, fields),
     }
