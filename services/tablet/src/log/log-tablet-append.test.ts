@@ -25,10 +25,10 @@ function options(overrides: Partial<LogTabletOptions> = {}): LogTabletOptions {
   }
 }
 
-async function readAll(t: LogTablet) {
+async function readAll(t: LogTablet, maxBytes = 1 << 20) {
   const { records } = await t.read({
     fetchOffset: t.logStartOffset,
-    maxBytes: 1 << 20,
+    maxBytes,
     isolation: 'LOG_END',
     minOneMessage: true,
   })
@@ -146,6 +146,30 @@ describe('LogTablet.appendAsLeader', () => {
     expect(tablet.logEndOffset).toBe(1)
     expect(await readAll(tablet)).toHaveLength(1)
     expect((await tablet.appendAsLeader(testBatch())).firstOffset).toBe(1)
+  })
+
+  it('keeps large appends ordered and whole while reads run beside them', async () => {
+    const large = await LogTablet.open(join(dir, 'large'), options({ segmentBytes: 1 << 20 }))
+    try {
+      const payloads = Array.from({ length: 12 }, (_, i) => Buffer.alloc(100_000 + i * 9_000, i + 1))
+      const reads: Promise<unknown>[] = []
+      const appends = payloads.map((payload, i) => {
+        if (i % 3 === 0) reads.push(readAll(large, 64 << 20))
+        return large.appendAsLeader(testBatch({ recordCount: 4, payload }))
+      })
+      const infos = await Promise.all(appends)
+      expect(infos.map(i => i.firstOffset)).toEqual(payloads.map((_, i) => i * 4))
+      for (const seen of (await Promise.all(reads)) as { baseOffset: number }[][]) {
+        expect(seen.map(b => b.baseOffset)).toEqual(seen.map((_, i) => i * 4))
+      }
+      const stored = await readAll(large, 64 << 20)
+      expect(stored.map(b => b.recordsSection().equals(payloads[b.baseOffset / 4]))).toEqual(
+        payloads.map(() => true),
+      )
+      expect(large.segmentCount).toBeGreaterThan(1)
+    } finally {
+      await large.close()
+    }
   })
 
   it('accepts a 0.9.1 magic V1 batch and patches it the same way', async () => {
