@@ -93,7 +93,7 @@ function gatewayAppend(format: BodyFormat, ratio: number): Benchmark<Ctx> {
       async run({ gw, bodies, client }) {
         const url = `${gw.tableUrl}/append`
         const { result: load, busyMs } = await mainThreadBusy(() =>
-          client.post(url, REQUESTS_PER_RUN, IN_FLIGHT, ROWS_PER_REQUEST),
+          client.post(url, REQUESTS_PER_RUN, IN_FLIGHT, { rowCount: ROWS_PER_REQUEST }),
         )
         const rows = REQUESTS_PER_RUN * ROWS_PER_REQUEST
         return {

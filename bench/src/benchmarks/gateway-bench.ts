@@ -73,11 +73,18 @@ export interface HttpLoad {
   readonly latenciesMs: readonly number[]
 }
 
+/** What every answer of a load must show besides status 200 (see gateway-load-worker.ts). */
+export interface HttpLoadCheck {
+  /** A write answer's `row_count`. */
+  readonly rowCount?: number
+  /** Non-null entries of a lookup answer's `rows`. */
+  readonly foundRows?: number
+}
+
 /**
  * An HTTP load generator in a worker thread (gateway-load-worker.ts) holding prepared request
  * bodies: `post` sends `count` POSTs round-robin over them, `inFlight` at a time, and rejects when
- * any answer is not 200 (or, with `expectRows`, has another `row_count`), so a broken run never
- * reports a figure.
+ * any answer is not 200 or fails `check`, so a broken run never reports a figure.
  */
 export class HttpLoadClient {
   readonly #worker: Worker
@@ -88,7 +95,7 @@ export class HttpLoadClient {
     })
   }
 
-  post(url: string, count: number, inFlight: number, expectRows?: number): Promise<HttpLoad> {
+  post(url: string, count: number, inFlight: number, check: HttpLoadCheck = {}): Promise<HttpLoad> {
     return new Promise((resolve, reject) => {
       const onError = (e: Error) => reject(e)
       this.#worker.once('error', onError)
@@ -97,7 +104,7 @@ export class HttpLoadClient {
         if ('error' in m) reject(new Error(m.error))
         else resolve(m)
       })
-      this.#worker.postMessage({ url, count, inFlight, expectRows })
+      this.#worker.postMessage({ url, count, inFlight, check })
     })
   }
 

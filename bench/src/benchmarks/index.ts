@@ -1,6 +1,7 @@
 import type { Benchmark } from '../harness.js'
 import { arrowEncode } from './arrow-encode.js'
 import { gatewayAppendArrow, gatewayAppendJson } from './gateway-append.js'
+import { gatewayLookup } from './gateway-lookup.js'
 import { kvRecovery } from './kv-recovery.js'
 import { lakeLag } from './lake-lag.js'
 import { logAppend } from './log-append.js'
@@ -20,6 +21,7 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   projectedScan,
   gatewayAppendJson,
   gatewayAppendArrow,
+  gatewayLookup,
   pkUpsert,
   tiering,
   kvRecovery,

@@ -156,6 +156,20 @@ export const GATEWAY_REST_IDEMPOTENCY_TTL = gateway('gateway.rest.idempotency.tt
   .range('1s', '7d')
   .description('How long an Idempotency-Key outcome is kept for retries after its last change.')
 
+export const GATEWAY_REST_TABLE_INFO_CACHE_TTL = gateway('gateway.rest.table-info.cache-ttl')
+  .duration()
+  .default('1s')
+  .range(0, '1min')
+  .description(
+    "How long the write and lookup routes reuse a table's info between requests (0 loads it on every request). A write checked against info the table no longer has is refused by the SDK and retried once with fresh info.",
+  )
+
+export const GATEWAY_REST_TABLE_INFO_CACHE_MAX_ENTRIES = gateway('gateway.rest.table-info.cache-max-entries')
+  .int()
+  .default(1024)
+  .range(1, 100_000)
+  .description('Tables whose info the gateway keeps between requests; the one loaded longest ago goes first.')
+
 export const GATEWAY_CONNECT_RETRY_BACKOFF_INITIAL = gateway('gateway.connect.retry-backoff.initial')
   .duration()
   .default('1s')
@@ -233,6 +247,8 @@ export const GATEWAY_OPTIONS = [
   GATEWAY_REST_UNION_READ_MAX_PENDING_KEYS,
   GATEWAY_REST_IDEMPOTENCY_MAX_ENTRIES,
   GATEWAY_REST_IDEMPOTENCY_TTL,
+  GATEWAY_REST_TABLE_INFO_CACHE_TTL,
+  GATEWAY_REST_TABLE_INFO_CACHE_MAX_ENTRIES,
   GATEWAY_CONNECT_RETRY_BACKOFF_INITIAL,
   GATEWAY_CONNECT_RETRY_BACKOFF_MAX,
   GATEWAY_SHUTDOWN_DRAIN_TIMEOUT,

@@ -19,6 +19,7 @@ import { partitionRoutes } from './routes/partitions.js'
 import type { RouteDeps } from './routes/route-deps.js'
 import { scanRoutes } from './routes/scan.js'
 import { snapshotRoutes } from './routes/snapshot.js'
+import { TableInfoCache } from './routes/table-info-cache.js'
 import { tableRoutes } from './routes/tables.js'
 import { unionReadRoutes } from './routes/union-read.js'
 import { writeRoutes } from './routes/writes.js'
@@ -53,6 +54,7 @@ export function createApp(deps: GatewayDeps & { securityScheme?: SecuritySchemeS
     idempotency:
       deps.idempotencyStore ??
       new MemoryIdempotencyStore(limits.idempotencyMaxEntries, limits.idempotencyTtlMs, clock),
+    tableInfo: new TableInfoCache(limits.tableInfoCacheTtlMs, limits.tableInfoCacheMaxEntries, clock),
   }
   const registry = runtime.registry
   const app = new Hono<GatewayEnv>()

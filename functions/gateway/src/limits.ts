@@ -11,6 +11,8 @@ import {
   GATEWAY_REST_SCAN_MAX_RECORDS,
   GATEWAY_REST_SCAN_MAX_WAIT,
   GATEWAY_REST_SNAPSHOT_MAX_ROWS,
+  GATEWAY_REST_TABLE_INFO_CACHE_MAX_ENTRIES,
+  GATEWAY_REST_TABLE_INFO_CACHE_TTL,
   GATEWAY_REST_UNION_READ_MAX_PENDING_KEYS,
   GATEWAY_REST_UNION_READ_MAX_ROWS,
   GATEWAY_REST_WRITE_MAX_CONCURRENT_REQUESTS,
@@ -53,6 +55,10 @@ export interface GatewayLimits {
   readonly idempotencyTtlMs: number
   /** Deepest JSON nesting accepted in a body: the row envelope plus the deepest nested type. */
   readonly maxJsonDepth: number
+  /** How long the write and lookup routes keep a table's info (0: load it on every request). */
+  readonly tableInfoCacheTtlMs: number
+  /** Most tables whose info is kept (the one loaded longest ago is forgotten first). */
+  readonly tableInfoCacheMaxEntries: number
 }
 
 /** `{"rows":[{"col": <value>}]}` is 3 levels before the value's own nesting. */
@@ -85,6 +91,8 @@ export function gatewayLimits(config: Configuration, overrides: Partial<GatewayL
     idempotencyMaxEntries: config.get(GATEWAY_REST_IDEMPOTENCY_MAX_ENTRIES),
     idempotencyTtlMs: config.get(GATEWAY_REST_IDEMPOTENCY_TTL),
     maxJsonDepth: MAX_TYPE_NESTING_DEPTH + ROW_ENVELOPE_DEPTH,
+    tableInfoCacheTtlMs: config.get(GATEWAY_REST_TABLE_INFO_CACHE_TTL),
+    tableInfoCacheMaxEntries: config.get(GATEWAY_REST_TABLE_INFO_CACHE_MAX_ENTRIES),
     ...overrides,
   }
 }

@@ -6,6 +6,7 @@ import type {
   TableInfo,
   TablePath,
 } from '@sluice/core/metadata'
+import { GatewayError } from '../errors/gateway-error.js'
 import type { Principal } from '../types.js'
 
 /**
@@ -49,7 +50,11 @@ export interface GatewayBackend {
     ignoreIfNotExists: boolean,
   ): Promise<void>
 
-  /** Appends full-width rows to a log table. */
+  /**
+   * Appends full-width rows to a log table. Like every write, it goes to the table `table`
+   * describes, as rows of its schema: when the table at that path is now another one (dropped and
+   * created again) or has another schema, it throws TableChangedError and writes nothing.
+   */
   append(ctx: BackendContext, table: TableInfo, rows: readonly Row[]): Promise<WriteResult>
   /**
    * Optional pass-through for Arrow IPC stream bodies of appends. When the stream has exactly the
@@ -217,4 +222,19 @@ export interface TieringStatus {
   readonly lakeSnapshotId?: number
   /** Per bucket, the log offset up to which data is in the lake. */
   readonly tieredOffsets?: readonly BucketPosition[]
+}
+
+/**
+ * A write's table info no longer describes the table the backend writes to (it was dropped and
+ * created again, or its schema changed): nothing was written. The write routes load the table
+ * again, validate the request against it and retry once; when the table changes again meanwhile
+ * this is the answer (409, retry).
+ */
+export class TableChangedError extends GatewayError {
+  constructor(path: TablePath) {
+    super(
+      'failed_precondition',
+      `Table ${path.databaseName}.${path.tableName} changed while this request was served (it was created again or its schema changed); nothing was written, retry.`,
+    )
+  }
 }

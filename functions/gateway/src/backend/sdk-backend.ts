@@ -100,7 +100,7 @@ export class SdkBackend implements B.GatewayBackend {
   }
 
   async append(ctx: B.BackendContext, info: TableInfo, rows: readonly Row[]): Promise<B.WriteResult> {
-    const writer = (await this.#tables.get(info)).appender()
+    const writer = (await this.#tables.getExact(info)).appender()
     return writeRows(
       { write: row => writer.appendWithResult(row), flush: () => writer.flush() },
       rows,
@@ -114,7 +114,7 @@ export class SdkBackend implements B.GatewayBackend {
     stream: Uint8Array,
     limits: B.ArrowAppendLimits,
   ): Promise<B.PreparedArrowAppend | undefined> {
-    const open = await this.#tables.get(info)
+    const open = await this.#tables.getExact(info)
     let batches: ValidatedArrowBatch[]
     try {
       // Validated against the writer's own row type, so the writer takes the batches at once.
@@ -137,7 +137,7 @@ export class SdkBackend implements B.GatewayBackend {
     rows: readonly Row[],
     targetColumns?: readonly string[],
   ) {
-    const writer = (await this.#tables.get(info)).upserter(targetColumns)
+    const writer = (await this.#tables.getExact(info)).upserter(targetColumns)
     const targets = targetColumns?.map(name => info.rowType.fields.findIndex(f => f.name === name))
     const input = targets === undefined ? (row: Row) => row : (row: Row) => targets.map(i => row[i])
     const sink = { write: (row: Row) => writer.upsertWithResult(input(row)), flush: () => writer.flush() }
@@ -145,7 +145,7 @@ export class SdkBackend implements B.GatewayBackend {
   }
 
   async delete(ctx: B.BackendContext, info: TableInfo, rows: readonly Row[]): Promise<B.WriteResult> {
-    const writer = (await this.#tables.get(info)).upserter(undefined)
+    const writer = (await this.#tables.getExact(info)).upserter(undefined)
     return writeRows(
       { write: row => writer.deleteWithResult(row), flush: () => writer.flush() },
       rows,
@@ -154,7 +154,7 @@ export class SdkBackend implements B.GatewayBackend {
   }
 
   async lookup(_ctx: B.BackendContext, info: TableInfo, keys: readonly Row[]): Promise<(Row | null)[]> {
-    return lookupKeys((await this.#tables.get(info)).lookuper(), info, keys)
+    return lookupKeys((await this.#tables.getExact(info)).lookuper(), info, keys)
   }
 
   async prefixLookup(
@@ -165,7 +165,7 @@ export class SdkBackend implements B.GatewayBackend {
     maxRowsPerPrefix: number,
   ): Promise<B.PrefixLookupResult[]> {
     const columns = prefixColumns(info, lookupColumns)
-    const lookuper = (await this.#tables.get(info)).prefixLookuper(columns)
+    const lookuper = (await this.#tables.getExact(info)).prefixLookuper(columns)
     return prefixLookupRows(lookuper, info, columns, prefixes, maxRowsPerPrefix)
   }
 

@@ -1,5 +1,6 @@
 import type { AppendWriter, Connection, Lookuper, Table } from '@sluice/client'
 import type { TableInfo, TablePath } from '@sluice/core/metadata'
+import { TableChangedError } from './gateway-backend.js'
 
 export interface SdkBackendOptions {
   /** Tables whose handle and writers are kept open (least recently used are closed). */
@@ -109,6 +110,19 @@ export class OpenTables {
       const [oldest, evicted] = this.#open.entries().next().value as [string, OpenTable]
       this.#open.delete(oldest)
       evicted.closeWriters()
+    }
+    return open
+  }
+
+  /**
+   * Like `get`, for writes of rows validated against `info`: TableChangedError unless the handle
+   * opened is that very table and schema (the cluster's may be newer than `info`).
+   */
+  async getExact(info: TableInfo): Promise<OpenTable> {
+    const open = await this.get(info)
+    const current = open.table.getTableInfo()
+    if (current.tableId !== info.tableId || current.schemaId !== info.schemaId) {
+      throw new TableChangedError(info.tablePath)
     }
     return open
   }

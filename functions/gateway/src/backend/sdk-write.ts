@@ -16,12 +16,21 @@ export interface RowSink {
  * settled into `undefined` or its error at once, so no rejection is ever unhandled. When the
  * writer's buffer is full (RESOURCE_EXHAUSTED), the loop waits for the last row before writing
  * more. Rows not written because the deadline passed fail with REQUEST_TIME_OUT.
+ *
+ * The rows are handed over by a function that ends once the writer has taken them all (it encodes
+ * them at once), so nothing here holds them while the acknowledgements are awaited: a request's
+ * rows can be collected meanwhile instead of surviving garbage collections.
  */
-export async function writeRows(
+export function writeRows(sink: RowSink, rows: readonly Row[], signal: AbortSignal): Promise<WriteResult> {
+  return handOver(sink, rows, signal).then(collect)
+}
+
+/** Gives every row to the writer; resolves with their outcomes (not yet settled) once all are taken. */
+async function handOver(
   sink: RowSink,
   rows: readonly Row[],
   signal: AbortSignal,
-): Promise<WriteResult> {
+): Promise<Promise<unknown>[]> {
   const outcomes: Promise<unknown>[] = []
   for (let i = 0; i < rows.length; i++) {
     if (signal.aborted) {
@@ -44,6 +53,10 @@ export async function writeRows(
     }
   }
   sink.flush().catch(() => {})
+  return outcomes
+}
+
+async function collect(outcomes: readonly Promise<unknown>[]): Promise<WriteResult> {
   const settled = await Promise.all(outcomes)
   const failures: RowFailure[] = []
   settled.forEach((error, index) => {

@@ -3,7 +3,7 @@ import type { BackendContext } from '../backend/gateway-backend.js'
 import { GatewayError, invalidArgument } from '../errors/gateway-error.js'
 import { parseJsonBody } from '../json/parse-json.js'
 import type { GatewayLimits } from '../limits.js'
-import { validateSchema } from '../openapi/json-schema.js'
+import { type JsonSchema, validateSchema } from '../openapi/json-schema.js'
 import {
   honoPath,
   type LimitClass,
@@ -30,7 +30,10 @@ export interface RouteInput {
   readonly c: Context<GatewayEnv>
   readonly params: Readonly<Record<string, string>>
   readonly query: Readonly<Record<string, unknown>>
-  /** The validated JSON body (undefined for Arrow bodies and bodiless routes). */
+  /**
+   * The validated JSON body (undefined for Arrow bodies and bodiless routes); with
+   * `body.deferJson` parsed when first read, throwing the body's error.
+   */
   readonly body: unknown
   readonly format: BodyFormat | undefined
   /** The raw body bytes (Arrow streams, Idempotency-Key fingerprints). */
@@ -76,17 +79,24 @@ async function runRoute(
   const query = readQuery(route, c.req.url, rt.registry.resolve)
   const release = acquire(rt, route.limitClass ?? 'none')
   try {
-    const { format, bytes, body } = await readRequestBody(rt, route, c)
+    const { format, bytes, body, parseLater } = await readRequestBody(rt, route, c)
     const ctx: BackendContext = { signal: c.get('signal'), principal }
-    const out = await handler({
-      c,
-      params: c.req.param() as Record<string, string>,
-      query,
-      body,
-      format,
-      bytes,
-      ctx,
-    })
+    const params = c.req.param() as Record<string, string>
+    const out = await handler(
+      parseLater === undefined
+        ? { c, params, query, body, format, bytes, ctx }
+        : {
+            c,
+            params,
+            query,
+            get body() {
+              return parseLater()
+            },
+            format,
+            bytes,
+            ctx,
+          },
+    )
     const headers = out.headers as Record<string, string> | undefined
     // biome-ignore lint/suspicious/noExplicitAny: Hono types statuses as a literal union
     if (out.status === 204) return c.body(null, 204 as any, headers)
@@ -117,11 +127,20 @@ function acquire(rt: RouteRuntime, limitClass: LimitClass): () => void {
   return () => limiter?.release()
 }
 
+interface RequestBody {
+  readonly format: BodyFormat | undefined
+  readonly bytes: Uint8Array
+  /** The parsed and checked JSON body (undefined for Arrow bodies and deferred ones). */
+  readonly body: unknown
+  /** For `body.deferJson`: parses and checks the JSON body on its first call. */
+  readonly parseLater?: () => unknown
+}
+
 async function readRequestBody(
   rt: RouteRuntime,
   route: RegisteredRoute,
   c: Context<GatewayEnv>,
-): Promise<{ format: BodyFormat | undefined; bytes: Uint8Array; body: unknown }> {
+): Promise<RequestBody> {
   if (route.body === undefined) {
     if (await hasBody(c.req.raw))
       throw invalidArgument(`${route.method.toUpperCase()} ${route.path} takes no request body.`)
@@ -142,9 +161,22 @@ async function readRequestBody(
       throw invalidArgument('The request body is empty; an Arrow IPC stream is required.')
     return { format, bytes, body: undefined }
   }
+  const schema = route.body.schema
+  if (route.body.deferJson !== true) return { format, bytes, body: parseValidJson(rt, schema, bytes) }
+  let parsed: { value: unknown } | undefined
+  const parseLater = (): unknown => {
+    // A body that fails is parsed again (and fails again) on the next read.
+    if (parsed === undefined) parsed = { value: parseValidJson(rt, schema, bytes) }
+    return parsed.value
+  }
+  return { format, bytes, body: undefined, parseLater }
+}
+
+/** The JSON body, parsed strictly and checked against the route's body schema. */
+function parseValidJson(rt: RouteRuntime, schema: JsonSchema, bytes: Uint8Array): unknown {
   const body = parseJsonBody(bytes, rt.limits.maxJsonDepth)
-  const problem = validateSchema(route.body.schema, body, '', rt.registry.resolve)
+  const problem = validateSchema(schema, body, '', rt.registry.resolve)
   if (problem !== undefined)
     throw invalidArgument(problem.startsWith(': ') ? `request body${problem}` : problem)
-  return { format, bytes, body }
+  return body
 }

@@ -1,17 +1,11 @@
 import type { Row, RowType, Value } from '@sluice/core'
 import { FlussError } from '@sluice/core/errors'
-import { createValueChecker, type ValueChecker } from '@sluice/core/row'
 import { invalidArgument } from '../errors/gateway-error.js'
-import { type JsonValueReader, jsonValueReader } from './json-to-value.js'
 import { LongNumber } from './long-number.js'
+import { type JsonRowReaderOptions, type RowColumns, rowColumns } from './row-columns.js'
 import { type ValueJsonWriter, valueJsonWriter } from './value-to-json.js'
 
-export interface JsonRowReaderOptions {
-  /** Columns a row object may name (default: all); naming any other column is an error. */
-  readonly allowed?: readonly string[]
-  /** Columns a row object must name with a non-null value (keys). */
-  readonly required?: readonly string[]
-}
+export type { JsonRowReaderOptions } from './row-columns.js'
 
 /**
  * Reads JSON row objects (`{"id": 1, "name": "a"}`) into full-width rows of a table's row type:
@@ -19,21 +13,10 @@ export interface JsonRowReaderOptions {
  * with the column's value checker, so a row that passes can be encoded as it is.
  */
 export class JsonRowReader {
-  readonly #rowType: RowType
-  readonly #index: ReadonlyMap<string, number>
-  readonly #allowed: ReadonlySet<string>
-  readonly #required: readonly string[]
-  readonly #readers: readonly JsonValueReader[]
-  readonly #checkers: readonly ValueChecker[]
+  readonly columns: RowColumns
 
   constructor(rowType: RowType, options: JsonRowReaderOptions = {}) {
-    const names = rowType.fields.map(f => f.name)
-    this.#rowType = rowType
-    this.#index = new Map(names.map((n, i) => [n, i]))
-    this.#allowed = new Set(options.allowed ?? names)
-    this.#required = options.required ?? []
-    this.#readers = rowType.fields.map(f => jsonValueReader(f.type))
-    this.#checkers = rowType.fields.map(f => createValueChecker(f.type, f.name))
+    this.columns = rowColumns(rowType, options)
   }
 
   /** Converts one row object; `path` names it in errors (`rows[3]`). */
@@ -41,14 +24,14 @@ export class JsonRowReader {
     if (typeof json !== 'object' || json === null || Array.isArray(json) || json instanceof LongNumber) {
       throw invalidArgument(`${path}: expected a JSON object of column names to values`)
     }
+    const { index, allowed, readers, names } = this.columns
     const obj = json as Record<string, unknown>
-    const row: Row = new Array<Value>(this.#rowType.fields.length).fill(null)
+    const row: Row = new Array<Value>(names.length).fill(null)
     for (const name of Object.keys(obj)) {
-      const i = this.#index.get(name)
+      const i = index.get(name)
       if (i === undefined) throw invalidArgument(`${path}.${name}: no such column in the table`)
-      if (!this.#allowed.has(name)) throw invalidArgument(`${path}.${name}: this column cannot be given here`)
-      const colPath = `${path}.${name}`
-      row[i] = this.#readers[i](obj[name], colPath)
+      if (!allowed[i]) throw invalidArgument(`${path}.${name}: this column cannot be given here`)
+      row[i] = readers[i](obj[name], `${path}.${name}`)
     }
     this.check(row, path)
     return row
@@ -59,17 +42,17 @@ export class JsonRowReader {
    * column's value checker; errors name the path.
    */
   check(row: Row, path: string): void {
-    for (const name of this.#required) {
-      const i = this.#index.get(name) as number
-      if (row[i] === null) throw invalidArgument(`${path}.${name}: a value is required for this key column`)
+    const { required, allowed, checkers, names } = this.columns
+    for (const i of required) {
+      if (row[i] === null)
+        throw invalidArgument(`${path}.${names[i]}: a value is required for this key column`)
     }
     for (let i = 0; i < row.length; i++) {
-      if (!this.#allowed.has(this.#rowType.fields[i].name) && row[i] === null) continue
+      if (!allowed[i] && row[i] === null) continue
       try {
-        this.#checkers[i](row[i])
+        checkers[i](row[i])
       } catch (e) {
-        if (e instanceof FlussError)
-          throw invalidArgument(`${path}.${this.#rowType.fields[i].name}: ${e.message}`)
+        if (e instanceof FlussError) throw invalidArgument(`${path}.${names[i]}: ${e.message}`)
         throw e
       }
     }
@@ -77,7 +60,8 @@ export class JsonRowReader {
 
   /** Whether a row object may name `column`. */
   allows(column: string): boolean {
-    return this.#allowed.has(column)
+    const i = this.columns.index.get(column)
+    return i !== undefined && this.columns.allowed[i]
   }
 
   /** Converts every row first; nothing is returned unless all rows are valid. */

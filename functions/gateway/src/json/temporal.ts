@@ -6,6 +6,8 @@
  */
 
 export const MILLIS_PER_DAY = 86_400_000
+/** A JS Date holds instants up to 10^8 days either side of the epoch. */
+const MAX_DATE_DAYS = 100_000_000
 
 const DATE = /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})$/
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/
@@ -25,6 +27,10 @@ export interface DateTimeParts {
 
 /** Days since 1970-01-01, or null when `text` is not a date. */
 export function parseDate(text: string): number | null {
+  if (text.length === 10 && isDigits(text, 0, 4) && text.charCodeAt(4) === 45 && twoDigitsAt(text, 5, 45)) {
+    if (!isDigits(text, 8, 2)) return null
+    return epochDay(digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2))
+  }
   const m = DATE.exec(text)
   if (m === null) return null
   return epochDay(Number(m[1]), Number(m[2]), Number(m[3]))
@@ -47,18 +53,82 @@ export function parseTime(
 }
 
 export function parseDateTime(text: string): DateTimeParts | null {
+  const fast = parseFourDigitYearDateTime(text)
+  if (fast !== undefined) return fast
   const m = DATE_TIME.exec(text)
   if (m === null) return null
   const day = epochDay(Number(m[1]), Number(m[2]), Number(m[3]))
-  const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6])]
+  return dateTimeParts(text, day, [Number(m[4]), Number(m[5]), Number(m[6])], m[7], m[8])
+}
+
+function dateTimeParts(
+  text: string,
+  day: number,
+  [hour, minute, second]: readonly number[],
+  fractionText: string | undefined,
+  zone: string | undefined,
+): DateTimeParts {
   if (hour > 23 || minute > 59 || second > 59) throw new RangeError(`'${text}' has an invalid time of day`)
-  const { millis, nanos, digits } = fraction(m[7])
+  const { millis, nanos, digits } = fraction(fractionText)
   return {
     millis: day * MILLIS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + millis,
     nanoOfMillis: nanos,
     fractionDigits: digits,
-    offsetMinutes: m[8] === undefined ? undefined : offsetMinutes(m[8]),
+    offsetMinutes: zone === undefined ? undefined : offsetMinutes(zone),
   }
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS[.f…][Z|±HH:MM]` read without a regular expression (the usual form, same
+ * result as DATE_TIME); undefined for any other text, which DATE_TIME then decides on.
+ */
+function parseFourDigitYearDateTime(text: string): DateTimeParts | undefined {
+  const n = text.length
+  const sep = text.charCodeAt(10)
+  if (n < 19 || !isDigits(text, 0, 4) || text.charCodeAt(4) !== 45 || !twoDigitsAt(text, 5, 45)) return
+  if (!isDigits(text, 8, 2) || (sep !== 84 && sep !== 32) || !twoDigitsAt(text, 11, 58)) return
+  if (!twoDigitsAt(text, 14, 58) || !isDigits(text, 17, 2)) return
+  let end = 19
+  if (text.charCodeAt(19) === 46) {
+    end = 20
+    while (end < n && end < 29 && isDigits(text, end, 1)) end++
+    if (end === 20) return
+  }
+  const zone = text.slice(end)
+  if (zone !== '' && zone !== 'Z' && !(zone.length === 6 && isZoneOffset(zone))) return
+  const day = epochDay(digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2))
+  const time = [digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)]
+  return dateTimeParts(
+    text,
+    day,
+    time,
+    end > 19 ? text.slice(20, end) : undefined,
+    zone === '' ? undefined : zone,
+  )
+}
+
+function isZoneOffset(zone: string): boolean {
+  const sign = zone.charCodeAt(0)
+  return (sign === 43 || sign === 45) && twoDigitsAt(zone, 1, 58) && isDigits(zone, 4, 2)
+}
+
+function isDigits(text: string, at: number, count: number): boolean {
+  for (let i = at; i < at + count; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
+
+/** Two digits at `at` followed by the character `then`. */
+function twoDigitsAt(text: string, at: number, then: number): boolean {
+  return isDigits(text, at, 2) && text.charCodeAt(at + 2) === then
+}
+
+function digitsAt(text: string, at: number, count: number): number {
+  let n = 0
+  for (let i = at; i < at + count; i++) n = n * 10 + text.charCodeAt(i) - 48
+  return n
 }
 
 function offsetMinutes(zone: string): number {
@@ -71,21 +141,38 @@ function offsetMinutes(zone: string): number {
 
 function fraction(text: string | undefined): { millis: number; nanos: number; digits: number } {
   if (text === undefined) return { millis: 0, nanos: 0, digits: 0 }
-  const padded = text.padEnd(9, '0')
-  return {
-    millis: Number(padded.slice(0, 3)),
-    nanos: Number(padded.slice(3)),
-    digits: text.replace(/0+$/, '').length,
+  let millis = 0
+  let nanos = 0
+  let digits = 0
+  for (let i = 0; i < 9; i++) {
+    const d = i < text.length ? text.charCodeAt(i) - 48 : 0
+    if (i < 3) millis = millis * 10 + d
+    else nanos = nanos * 10 + d
+    if (d !== 0) digits = i + 1
   }
+  return { millis, nanos, digits }
 }
 
+/** Days since 1970-01-01 of a proleptic Gregorian date; RangeError unless it is a date a JS Date holds. */
 function epochDay(year: number, month: number, day: number): number {
-  const d = new Date(0)
-  d.setUTCFullYear(year, month - 1, day)
-  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
     throw new RangeError(`${year}-${month}-${day} is not a calendar date`)
   }
-  return Math.round(d.getTime() / MILLIS_PER_DAY)
+  // Days from the civil date, counted in 400-year eras that start on March 1st.
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yearOfEra = y - era * 400
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
+  const days = era * 146_097 + dayOfEra - 719_468
+  if (Math.abs(days) > MAX_DATE_DAYS) throw new RangeError(`${year}-${month}-${day} is not a calendar date`)
+  return days
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+  return leap ? 29 : 28
 }
 
 export function formatDate(epochDays: number): string {

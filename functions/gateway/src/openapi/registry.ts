@@ -22,6 +22,12 @@ export interface BodySpec {
   readonly schema: JsonSchema
   /** Also accepts an Arrow IPC stream (`application/vnd.apache.arrow.stream`) instead of JSON. */
   readonly arrow?: boolean
+  /**
+   * The route may read a JSON body from `RouteInput.bytes` itself: the general parse and schema
+   * check run only when `RouteInput.body` is first read. Such a route reads `body` before
+   * reporting an error of its own, so that a bad body is answered as such first.
+   */
+  readonly deferJson?: boolean
 }
 
 /** Everything about a route the OpenAPI document and the request pipeline need. */

@@ -139,12 +139,12 @@ function addDrop(group: RouteGroup, deps: RouteDeps): void {
       errors: [404, 409],
     },
     async ({ params, query, ctx }) => {
-      await deps.backend.dropDatabase(
-        ctx,
-        databaseOf(params),
-        query.if_exists === true,
-        query.cascade === true,
-      )
+      const database = databaseOf(params)
+      try {
+        await deps.backend.dropDatabase(ctx, database, query.if_exists === true, query.cascade === true)
+      } finally {
+        deps.tableInfo.invalidateDatabase(database)
+      }
       return { status: 204, body: null }
     },
   )

@@ -26,7 +26,9 @@ export async function runIdempotentWrite(
 ): Promise<RouteOutput> {
   const header = input.c.req.header('idempotency-key')
   const all = Array.from({ length: rowCount }, (_, i) => i)
-  if (header === undefined) return outcome(all, new Set(), await write(all))
+  // Each branch starts the attempt and hands it to a function that awaits it: this one then ends,
+  // so it does not hold `write` (and the rows it closes over) while the cluster answers.
+  if (header === undefined) return answerOf(start(write, all), all)
   if (!KEY.test(header)) throw invalidArgument('Idempotency-Key must be 1 to 255 visible ASCII characters.')
   const key = `${input.ctx.principal.name}\u0000${header}`
   const fingerprint = fingerprintOf(input)
@@ -46,23 +48,59 @@ export async function runIdempotentWrite(
   const acknowledged = new Set(entry?.acknowledgedRows ?? [])
   const pending = all.filter(i => !acknowledged.has(i))
   store.put(key, { fingerprint, state: 'in_progress', acknowledgedRows: [...acknowledged] })
+  return recordOutcome(store, { key, fingerprint, all, pending, acknowledged }, start(write, pending))
+}
+
+/** Runs an attempt; a synchronous throw becomes its rejection. */
+function start(write: WriteAttempt, indexes: readonly number[]): Promise<WriteResult> {
+  try {
+    return write(indexes)
+  } catch (e) {
+    return Promise.reject(e)
+  }
+}
+
+/** The answer to a write of every row without an Idempotency-Key. */
+async function answerOf(attempt: Promise<WriteResult>, all: readonly number[]): Promise<RouteOutput> {
+  const result = await attempt
+  // Every row acknowledged (the usual answer): no bookkeeping of indexes needed.
+  if (result.failures.length === 0) return { status: 200, body: { row_count: all.length } }
+  return outcome(all, new Set(), result)
+}
+
+interface KeyedAttempt {
+  readonly key: string
+  readonly fingerprint: string
+  readonly all: readonly number[]
+  readonly pending: readonly number[]
+  /** Rows acknowledged by earlier attempts; this attempt's are added. */
+  readonly acknowledged: Set<number>
+}
+
+/** Awaits an attempt under an Idempotency-Key and keeps its outcome. */
+async function recordOutcome(
+  store: IdempotencyStore,
+  a: KeyedAttempt,
+  attempt: Promise<WriteResult>,
+): Promise<RouteOutput> {
+  const { key, fingerprint, acknowledged } = a
   let result: WriteResult
   try {
-    result = await write(pending)
+    result = await attempt
   } catch (e) {
     if (acknowledged.size === 0) store.delete(key)
     else store.put(key, { fingerprint, state: 'partial', acknowledgedRows: [...acknowledged] })
     throw e
   }
   try {
-    const out = outcome(pending, acknowledged, result)
-    store.put(key, { fingerprint, state: 'done', acknowledgedRows: all, response: out })
+    const out = outcome(a.pending, acknowledged, result)
+    store.put(key, { fingerprint, state: 'done', acknowledgedRows: [...a.all], response: out })
     return out
   } catch (e) {
     store.put(key, {
       fingerprint,
       state: 'partial',
-      acknowledgedRows: [...acknowledged].sort((a, b) => a - b),
+      acknowledgedRows: [...acknowledged].sort((x, y) => x - y),
     })
     throw e
   }

@@ -5,7 +5,8 @@ import { GatewayError, invalidArgument } from '../errors/gateway-error.js'
 import { RouteGroup, type RouteInput, type RouteOutput } from '../http/pipeline.js'
 import { JsonRowReader, JsonRowWriter } from '../json/row-codec.js'
 import type { JsonSchema } from '../openapi/json-schema.js'
-import { loadTable, type RouteDeps, TABLE_PARAMS } from './route-deps.js'
+import { serveRead } from './kept-table.js'
+import { type RouteDeps, TABLE_PARAMS } from './route-deps.js'
 
 const OBJECTS = { type: 'array', minItems: 1, items: { type: 'object' } } as const
 
@@ -26,19 +27,43 @@ function checkCount(count: number, max: number, what: string, key: string): void
     )
 }
 
+/** What reading and answering lookups of one table needs, compiled once per table info and key columns. */
+interface LookupCodec {
+  readonly keys: JsonRowReader
+  readonly encoder: CompactedKeyEncoder
+  readonly rows: JsonRowWriter
+}
+
+/** Key column sets kept per table (prefix lookups may name several); the oldest is dropped first. */
+const MAX_CODECS_PER_TABLE = 16
+
+/** Codecs by table info (kept infos are shared by requests) and key columns. */
+const CODECS = new WeakMap<TableInfo, Map<string, LookupCodec>>()
+
+function codecOf(table: TableInfo, columns: readonly string[]): LookupCodec {
+  let byColumns = CODECS.get(table)
+  if (byColumns === undefined) {
+    byColumns = new Map()
+    CODECS.set(table, byColumns)
+  }
+  const key = columns.join('\u0000')
+  let codec = byColumns.get(key)
+  if (codec === undefined) {
+    codec = {
+      keys: new JsonRowReader(table.rowType, { allowed: columns, required: columns }),
+      encoder: CompactedKeyEncoder.of(table.rowType, columns),
+      rows: new JsonRowWriter(table.rowType),
+    }
+    if (byColumns.size >= MAX_CODECS_PER_TABLE) byColumns.delete(byColumns.keys().next().value as string)
+    byColumns.set(key, codec)
+  }
+  return codec
+}
+
 /** Converts key objects and checks each encoded key's size. */
-function keyRows(
-  deps: RouteDeps,
-  table: TableInfo,
-  items: readonly unknown[],
-  columns: readonly string[],
-  member: string,
-): Row[] {
-  const rows = new JsonRowReader(table.rowType, { allowed: columns, required: columns }).readAll(
-    items,
-    member,
-  )
-  const encoder = CompactedKeyEncoder.of(table.rowType, columns)
+function keyRows(deps: RouteDeps, codec: LookupCodec, items: readonly unknown[], member: string): Row[] {
+  const rows = codec.keys.readAll(items, member)
+  const encoder = codec.encoder
   rows.forEach((row, i) => {
     const bytes = encoder.encodeKeyView(row).length
     if (bytes > deps.limits.lookupMaxKeyBytes) {
@@ -96,16 +121,7 @@ function addLookup(group: RouteGroup, deps: RouteDeps, row: JsonSchema): void {
       errors: [404, 409, 413, 501],
       limitClass: 'lookup',
     },
-    async ({ params, body, ctx }) => {
-      const table = await loadTable(deps, ctx, params)
-      requirePrimaryKey(table)
-      const items = (body as { keys: unknown[] }).keys
-      checkCount(items.length, deps.limits.lookupMaxKeys, 'keys', 'gateway.rest.lookup.max-keys')
-      const keys = keyRows(deps, table, items, table.primaryKeys, 'keys')
-      const found = await deps.backend.lookup(ctx, table, keys)
-      const writer = new JsonRowWriter(table.rowType)
-      return { status: 200, body: { rows: found.map(f => (f === null ? null : writer.write(f))) } }
-    },
+    input => serveRead(deps, input, table => lookup(deps, input, table)),
   )
 }
 
@@ -162,13 +178,27 @@ function addPrefixLookup(group: RouteGroup, deps: RouteDeps, row: JsonSchema): v
       errors: [404, 409, 413, 501],
       limitClass: 'prefix-lookup',
     },
-    input => prefixLookup(deps, input),
+    input => serveRead(deps, input, table => prefixLookup(deps, input, table)),
   )
 }
 
-async function prefixLookup(deps: RouteDeps, { params, body, ctx }: RouteInput): Promise<RouteOutput> {
+async function lookup(deps: RouteDeps, { body, ctx }: RouteInput, table: TableInfo): Promise<RouteOutput> {
+  requirePrimaryKey(table)
+  const items = (body as { keys: unknown[] }).keys
+  checkCount(items.length, deps.limits.lookupMaxKeys, 'keys', 'gateway.rest.lookup.max-keys')
+  const codec = codecOf(table, table.primaryKeys)
+  const keys = keyRows(deps, codec, items, 'keys')
+  const found = await deps.backend.lookup(ctx, table, keys)
+  const writer = codec.rows
+  return { status: 200, body: { rows: found.map(f => (f === null ? null : writer.write(f))) } }
+}
+
+async function prefixLookup(
+  deps: RouteDeps,
+  { body, ctx }: RouteInput,
+  table: TableInfo,
+): Promise<RouteOutput> {
   const b = body as { columns: string[]; prefixes: unknown[]; limit?: number }
-  const table = await loadTable(deps, ctx, params)
   requirePrimaryKey(table)
   for (const c of b.columns) {
     if (!table.primaryKeys.includes(c)) throw invalidArgument(`columns: '${c}' is not a primary-key column`)
@@ -184,9 +214,10 @@ async function prefixLookup(deps: RouteDeps, { params, body, ctx }: RouteInput):
   if (b.limit !== undefined) {
     checkCount(b.limit, max, 'rows per prefix', 'gateway.rest.prefix-lookup.max-rows-per-prefix')
   }
-  const prefixes = keyRows(deps, table, b.prefixes, b.columns, 'prefixes')
+  const codec = codecOf(table, b.columns)
+  const prefixes = keyRows(deps, codec, b.prefixes, 'prefixes')
   const results = await deps.backend.prefixLookup(ctx, table, b.columns, prefixes, b.limit ?? max)
-  const writer = new JsonRowWriter(table.rowType)
+  const writer = codec.rows
   const out = results.map(res => ({ rows: res.rows.map(x => writer.write(x)), truncated: res.truncated }))
   return { status: 200, body: { results: out } }
 }

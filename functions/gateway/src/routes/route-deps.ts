@@ -11,6 +11,7 @@ import type { GatewayLifecycle } from '../lifecycle.js'
 import type { GatewayLimits } from '../limits.js'
 import type { ParamSpec } from '../openapi/registry.js'
 import type { Clock, Logger } from '../types.js'
+import type { CachedTableInfo, TableInfoCache } from './table-info-cache.js'
 
 /** What route modules are built from. */
 export interface RouteDeps {
@@ -21,6 +22,8 @@ export interface RouteDeps {
   readonly logger: Logger
   readonly lifecycle: GatewayLifecycle
   readonly idempotency: IdempotencyStore
+  /** Table infos kept for the write and lookup routes (see TableInfoCache for how stale they may be). */
+  readonly tableInfo: TableInfoCache
 }
 
 export const NAME_SCHEMA = {
@@ -59,4 +62,16 @@ export function loadTable(
   params: Readonly<Record<string, string>>,
 ): Promise<TableInfo> {
   return deps.backend.getTableInfo(ctx, tablePathOf(params))
+}
+
+/** Like `loadTable`, through the table info cache (write and lookup routes); `fresh` loads it again. */
+export function loadCachedTable(
+  deps: RouteDeps,
+  ctx: BackendContext,
+  params: Readonly<Record<string, string>>,
+  fresh = false,
+): Promise<CachedTableInfo> {
+  const path = tablePathOf(params)
+  if (fresh) deps.tableInfo.invalidate(path)
+  return deps.tableInfo.get(path, () => deps.backend.getTableInfo(ctx, path))
 }

@@ -72,7 +72,11 @@ function addCreate(group: RouteGroup, deps: RouteDeps, table: JsonSchema): void 
       const databaseName = databaseOf(params)
       validateTableName(b.name)
       const path = { databaseName, tableName: b.name }
-      await deps.backend.createTable(ctx, path, tableDescriptorOf(b), b.if_not_exists === true)
+      try {
+        await deps.backend.createTable(ctx, path, tableDescriptorOf(b), b.if_not_exists === true)
+      } finally {
+        deps.tableInfo.invalidate(path)
+      }
       return { status: 201, body: tableJson(await deps.backend.getTableInfo(ctx, path)) }
     },
   )
@@ -123,7 +127,12 @@ function addDrop(group: RouteGroup, deps: RouteDeps): void {
       errors: [404],
     },
     async ({ params, query, ctx }) => {
-      await deps.backend.dropTable(ctx, tablePathOf(params), query.if_exists === true)
+      const path = tablePathOf(params)
+      try {
+        await deps.backend.dropTable(ctx, path, query.if_exists === true)
+      } finally {
+        deps.tableInfo.invalidate(path)
+      }
       return { status: 204, body: null }
     },
   )

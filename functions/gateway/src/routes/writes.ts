@@ -1,70 +1,10 @@
-import type { Row } from '@sluice/core'
-import type { TableInfo } from '@sluice/core/metadata'
-import { GatewayError, invalidArgument } from '../errors/gateway-error.js'
-import { RouteGroup, type RouteInput } from '../http/pipeline.js'
-import { JsonRowReader, type JsonRowReaderOptions } from '../json/row-codec.js'
+import { RouteGroup } from '../http/pipeline.js'
 import type { JsonSchema } from '../openapi/json-schema.js'
-import { arrowRows, tooManyRows } from './arrow-rows.js'
-import { runIdempotentWrite } from './idempotent-write.js'
-import { loadTable, type RouteDeps, TABLE_PARAMS } from './route-deps.js'
-
-type WriteKind = 'append' | 'upsert' | 'delete'
+import { type RouteDeps, TABLE_PARAMS } from './route-deps.js'
+import { serveWrite } from './write-request.js'
+import type { WriteKind } from './write-rows.js'
 
 const ROWS = { type: 'array', minItems: 1, items: { type: 'object' } } as const
-
-function requireKind(table: TableInfo, kind: WriteKind): void {
-  const name = `${table.tablePath.databaseName}.${table.tablePath.tableName}`
-  if (kind === 'append' && table.hasPrimaryKey) {
-    throw new GatewayError(
-      'failed_precondition',
-      `Table ${name} has a primary key: use upsert and delete, not append.`,
-    )
-  }
-  if (kind !== 'append' && !table.hasPrimaryKey) {
-    throw new GatewayError('failed_precondition', `Table ${name} is a log table: only append is possible.`)
-  }
-}
-
-/** The columns a partial upsert updates: the named ones plus the primary key. */
-function targetColumns(table: TableInfo, named: readonly string[] | undefined): string[] | undefined {
-  if (named === undefined) return undefined
-  const known = new Set(table.rowType.fields.map(f => f.name))
-  for (const name of named) if (!known.has(name)) throw invalidArgument(`columns: no such column '${name}'`)
-  const set = new Set([...table.primaryKeys, ...named])
-  return table.rowType.fields.map(f => f.name).filter(n => set.has(n))
-}
-
-/** Decodes and validates every row of the request before anything is written. */
-function requestRows(
-  deps: RouteDeps,
-  input: RouteInput,
-  table: TableInfo,
-  kind: WriteKind,
-  columns?: readonly string[],
-): Row[] {
-  const pk = table.primaryKeys
-  const options: JsonRowReaderOptions =
-    kind === 'delete'
-      ? { allowed: pk, required: pk }
-      : kind === 'upsert'
-        ? { ...(columns === undefined ? {} : { allowed: columns }), required: pk }
-        : {}
-  const reader = new JsonRowReader(table.rowType, options)
-  if (input.format === 'arrow') {
-    const decoded = arrowRows(input.bytes, table.rowType, deps.limits.maxRows, deps.limits.maxRequestBytes)
-    for (const c of decoded.columns) {
-      if (!reader.allows(c)) throw invalidArgument(`Arrow field '${c}': this column cannot be given here`)
-    }
-    decoded.rows.forEach((row, i) => {
-      reader.check(row, `rows[${i}]`)
-    })
-    return decoded.rows
-  }
-  const member = kind === 'delete' ? 'keys' : 'rows'
-  const items = (input.body as Record<string, unknown[]>)[member]
-  if (items.length > deps.limits.maxRows) throw tooManyRows(items.length, deps.limits.maxRows)
-  return reader.readAll(items, member)
-}
 
 function writeSpecBody(deps: RouteDeps, kind: WriteKind): JsonSchema {
   const r = deps.runtime.registry
@@ -142,52 +82,14 @@ export function writeRoutes(deps: RouteDeps): RouteGroup {
           description: kind === 'delete' ? 'Primary keys.' : 'Rows.',
           schema: writeSpecBody(deps, kind),
           arrow: true,
+          deferJson: true,
         },
         responses: { 200: { description: 'Every row was acknowledged.', schema: result } },
         errors: [404, 409, 413, 501],
         limitClass: 'write',
         idempotent: true,
       },
-      async input => {
-        const table = await loadTable(deps, input.ctx, input.params)
-        requireKind(table, kind)
-        const named =
-          input.format === 'arrow'
-            ? (input.query.columns as string[] | undefined)
-            : (input.body as { columns?: string[] }).columns
-        if (kind === 'upsert' && input.format !== 'arrow' && input.query.columns !== undefined) {
-          throw invalidArgument(
-            "With a JSON body, name partial-update columns in the body's 'columns', not the query.",
-          )
-        }
-        const columns = kind === 'upsert' ? targetColumns(table, named) : undefined
-        if (kind === 'append' && input.format === 'arrow' && deps.backend.prepareArrowAppend) {
-          // An Arrow body matching the table exactly is appended without decoding rows.
-          const prepared = await deps.backend.prepareArrowAppend(input.ctx, table, input.bytes, {
-            maxRows: deps.limits.maxRows,
-            maxUncompressedBytes: deps.limits.maxRequestBytes,
-          })
-          if (prepared !== undefined) {
-            return runIdempotentWrite(deps.idempotency, input, prepared.rowCount, indexes => {
-              if (indexes.length === prepared.rowCount) return prepared.write(input.ctx)
-              const rows = requestRows(deps, input, table, kind, columns)
-              return deps.backend.append(
-                input.ctx,
-                table,
-                indexes.map(i => rows[i]),
-              )
-            })
-          }
-        }
-        const rows = requestRows(deps, input, table, kind, columns)
-        if (rows.length === 0) throw invalidArgument('The request has no rows.')
-        return runIdempotentWrite(deps.idempotency, input, rows.length, indexes => {
-          const subset = indexes.length === rows.length ? rows : indexes.map(i => rows[i])
-          if (kind === 'append') return deps.backend.append(input.ctx, table, subset)
-          if (kind === 'delete') return deps.backend.delete(input.ctx, table, subset)
-          return deps.backend.upsert(input.ctx, table, subset, columns)
-        })
-      },
+      input => serveWrite(deps, input, kind),
     )
   }
   return group

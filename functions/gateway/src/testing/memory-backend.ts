@@ -3,6 +3,7 @@ import { FlussError } from '@sluice/core/errors'
 import { partitionGetter, type TableInfo, type TablePath } from '@sluice/core/metadata'
 import { CompactedKeyEncoder } from '@sluice/core/row'
 import type * as B from '../backend/gateway-backend.js'
+import { TableChangedError } from '../backend/gateway-backend.js'
 import { type Clock, SYSTEM_CLOCK } from '../types.js'
 import { MemoryCatalog, type MemoryLogRecord, type MemoryTable } from './memory-catalog.js'
 import { kvKey, lookupRows, prefixRows, scanTable, snapshotRows, unionRows } from './memory-reads.js'
@@ -175,7 +176,7 @@ export class MemoryGatewayBackend implements B.GatewayBackend {
     op: 'append' | 'upsert' | 'delete',
     apply: (t: MemoryTable, pid: number | undefined, row: Row) => void,
   ): B.WriteResult {
-    const t = this.catalog.table(info.tablePath)
+    const t = this.#current(info)
     const partitionOf = t.info.isPartitioned
       ? partitionGetter(t.info.rowType, t.info.partitionKeys)
       : undefined
@@ -191,6 +192,15 @@ export class MemoryGatewayBackend implements B.GatewayBackend {
       this.writtenRows++
     })
     return { failures }
+  }
+
+  /** The table `info` describes: TableChangedError when the table at its path is another one now. */
+  #current(info: TableInfo): MemoryTable {
+    const t = this.catalog.table(info.tablePath)
+    if (t.info.tableId !== info.tableId || t.info.schemaId !== info.schemaId) {
+      throw new TableChangedError(info.tablePath)
+    }
+    return t
   }
 
   #missingPartition(t: MemoryTable, partitionOf: ((row: Row) => string) | undefined, row: Row): unknown {
@@ -223,7 +233,7 @@ export class MemoryGatewayBackend implements B.GatewayBackend {
 
   async lookup(ctx: B.BackendContext, table: TableInfo, keys: readonly Row[]) {
     await this.#enter('lookup', ctx)
-    return lookupRows(this.catalog.table(table.tablePath), keys)
+    return lookupRows(this.#current(table), keys)
   }
 
   async prefixLookup(
@@ -234,7 +244,7 @@ export class MemoryGatewayBackend implements B.GatewayBackend {
     maxRows: number,
   ) {
     await this.#enter('prefixLookup', ctx)
-    return prefixRows(this.catalog.table(table.tablePath), columns, prefixes, maxRows)
+    return prefixRows(this.#current(table), columns, prefixes, maxRows)
   }
 
   async scan(ctx: B.BackendContext, table: TableInfo, request: B.ScanRequest) {
