@@ -5,7 +5,7 @@ import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 import { type LookupKind, type LookupQuery, LookupQueue } from './lookup-queue.js'
-import { type BucketAnswer, sendLookupRequest } from './lookup-request.js'
+import { type BucketAnswer, type BucketQueries, sendLookupRequest } from './lookup-request.js'
 
 /**
  * Sends the lookups of one connection (Fluss's `LookupClient` and `LookupSender`), as an event loop:
@@ -91,45 +91,68 @@ export class LookupClient {
       const groups = this.#groupByLeader(drained.queries)
       for (const [i, group] of groups.entries()) {
         if (this.#inflight >= this.#options.maxInflightRequests) {
-          this.#queue.putBack(groups.slice(i).flatMap(g => g.queries))
+          this.#queue.putBack(groups.slice(i).flatMap(g => g.buckets.flatMap(b => b.queries)))
           break
         }
-        this.#send(group.leader, group.kind, group.queries)
+        this.#send(group.leader, group.kind, group.buckets)
       }
     }
     this.#scheduleAt(nextCheckMs)
   }
 
-  #groupByLeader(queries: readonly LookupQuery[]) {
-    const groups = new Map<string, { leader: ServerNode; kind: LookupKind; queries: LookupQuery[] }>()
+  /**
+   * The queries grouped by leader, kind and table, each group by bucket. The queries of a Lookuper
+   * share one TableBucket object per bucket, so they are first grouped by kind and that object: the
+   * leader and the map keys are then worked out once per bucket rather than once per query.
+   */
+  #groupByLeader(queries: readonly LookupQuery[]): LeaderGroup[] {
+    const byBucket = {
+      LOOKUP: new Map<TableBucket, LookupQuery[]>(),
+      PREFIX_LOOKUP: new Map<TableBucket, LookupQuery[]>(),
+    }
     for (const q of queries) {
-      const leader = this.#metadata.cluster.leaderFor(q.bucket)
-      if (leader === undefined) {
-        this.#refresh(q)
-        this.#retry(
-          q,
-          new FlussError('LEADER_NOT_AVAILABLE_EXCEPTION', `No leader is known for ${describe(q.bucket)}`),
-        )
-        continue
+      const sameBucket = byBucket[q.kind]
+      const list = sameBucket.get(q.bucket)
+      if (list === undefined) sameBucket.set(q.bucket, [q])
+      else list.push(q)
+    }
+    const groups = new Map<string, LeaderGroup>()
+    for (const kind of LOOKUP_KINDS) {
+      for (const [bucket, bucketQueries] of byBucket[kind]) {
+        const leader = this.#metadata.cluster.leaderFor(bucket)
+        if (leader === undefined) {
+          const error = new FlussError(
+            'LEADER_NOT_AVAILABLE_EXCEPTION',
+            `No leader is known for ${describe(bucket)}`,
+          )
+          for (const q of bucketQueries) {
+            this.#refresh(q)
+            this.#retry(q, error)
+          }
+          continue
+        }
+        const key = `${leader.id}|${kind}|${bucket.tableId}`
+        let group = groups.get(key)
+        if (group === undefined) {
+          group = { leader, kind, buckets: [], byKey: new Map() }
+          groups.set(key, group)
+        }
+        addBucket(group, bucket, bucketQueries)
       }
-      const key = `${leader.id}|${q.kind}|${q.bucket.tableId}`
-      const group = groups.get(key)
-      if (group === undefined) groups.set(key, { leader, kind: q.kind, queries: [q] })
-      else group.queries.push(q)
     }
     return [...groups.values()]
   }
 
-  #send(leader: ServerNode, kind: LookupKind, queries: readonly LookupQuery[]): void {
+  #send(leader: ServerNode, kind: LookupKind, buckets: readonly BucketQueries[]): void {
     this.#inflight++
-    sendLookupRequest(this.#metadata, leader, kind, queries)
+    sendLookupRequest(this.#metadata, leader, kind, buckets)
       .then(
         answers => {
           for (const answer of answers) this.#onAnswer(answer)
         },
         e => {
           const error = toFlussError(e)
-          for (const q of queries) this.#onError(q, error)
+          for (const b of buckets) for (const q of b.queries) this.#onError(q, error)
         },
       )
       .finally(() => {
@@ -143,7 +166,8 @@ export class LookupClient {
       for (const q of answer.queries) this.#onError(q, answer.error)
       return
     }
-    for (const [i, q] of answer.queries.entries()) q.resolve(answer.values[i])
+    const { queries, values } = answer
+    for (let i = 0; i < queries.length; i++) queries[i].resolve(values[i])
   }
 
   #onError(query: LookupQuery, error: FlussError): void {
@@ -207,6 +231,30 @@ export class LookupClient {
       this.#timerAtMs = Number.POSITIVE_INFINITY
       this.#run()
     }, atMs - nowMs)
+  }
+}
+
+const LOOKUP_KINDS: readonly LookupKind[] = ['LOOKUP', 'PREFIX_LOOKUP']
+
+/** The queries of one leader, kind and table, by bucket (each bucket once). */
+interface LeaderGroup {
+  readonly leader: ServerNode
+  readonly kind: LookupKind
+  readonly buckets: BucketQueries[]
+  /** The groups of `buckets` by `tableBucketKey`. */
+  readonly byKey: Map<string, BucketQueries>
+}
+
+/** Adds queries of a bucket to a leader group, merging them with earlier queries of that bucket. */
+function addBucket(group: LeaderGroup, bucket: TableBucket, queries: LookupQuery[]): void {
+  const key = tableBucketKey(bucket)
+  const existing = group.byKey.get(key)
+  if (existing === undefined) {
+    const entry = { bucket, queries }
+    group.byKey.set(key, entry)
+    group.buckets.push(entry)
+  } else {
+    for (const q of queries) existing.queries.push(q)
   }
 }
 

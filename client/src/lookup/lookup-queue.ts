@@ -64,6 +64,7 @@ export class LookupQueue {
    * change (Infinity when nothing waits).
    */
   drain(nowMs: number): { queries: LookupQuery[]; nextCheckMs: number } {
+    if (this.#retries.length === 0) return this.#drainFresh(nowMs)
     const due = this.#retries.filter(q => q.retryAtMs <= nowMs)
     const oldest = this.#fresh[0]
     const windowClosed = oldest !== undefined && oldest.queuedAtMs + this.batchTimeoutMs <= nowMs
@@ -77,6 +78,25 @@ export class LookupQueue {
       this.#retries = this.#retries.filter(q => !taken.has(q))
       const fromFresh = Math.max(0, this.maxBatchSize - queries.length)
       for (const q of this.#fresh.splice(0, fromFresh)) queries.push(q)
+    }
+    return { queries, nextCheckMs: this.#nextCheckMs(nowMs) }
+  }
+
+  /** `drain` when no query waits for a retry: the fresh queries, all at once when they fit a batch. */
+  #drainFresh(nowMs: number): { queries: LookupQuery[]; nextCheckMs: number } {
+    const fresh = this.#fresh
+    const oldest = fresh[0]
+    let queries: LookupQuery[] = []
+    if (
+      oldest !== undefined &&
+      (oldest.queuedAtMs + this.batchTimeoutMs <= nowMs || fresh.length >= this.maxBatchSize)
+    ) {
+      if (fresh.length <= this.maxBatchSize) {
+        queries = fresh
+        this.#fresh = []
+      } else {
+        queries = fresh.splice(0, this.maxBatchSize)
+      }
     }
     return { queries, nextCheckMs: this.#nextCheckMs(nowMs) }
   }

@@ -1,7 +1,13 @@
 import type { BucketingFunction } from '@sluice/core/bucketing'
 import { FlussError, toFlussError } from '@sluice/core/errors'
-import { partitionGetter, type TableInfo, tableBucket } from '@sluice/core/metadata'
-import { type KeyEncoder, keyPositions, type Row } from '@sluice/core/row'
+import { partitionGetter, type TableBucket, type TableInfo, tableBucket } from '@sluice/core/metadata'
+import {
+  CompactedRowDecoder,
+  type KeyEncoder,
+  keyPositions,
+  type Row,
+  SCHEMA_ID_LENGTH,
+} from '@sluice/core/row'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { projectFields, tableKeyEncoders } from '../table/key-encoding.js'
 import { RowConverter, type RowInput } from '../table/row-converter.js'
@@ -60,6 +66,11 @@ export class Lookuper {
   readonly #bucketKeyEncoder: KeyEncoder
   readonly #bucketing: BucketingFunction
   readonly #partitionOf: ((row: Row) => string) | undefined
+  /** Decodes values stored under the table's current schema (others go through the ValueDecoder). */
+  readonly #rowDecoder: CompactedRowDecoder
+  /** The buckets of a non-partitioned table, made once: lookups of one bucket share the object. */
+  readonly #buckets: readonly TableBucket[]
+  readonly #onValues = (values: readonly Buffer[]) => this.#result(values)
 
   /** `columns`: the lookup columns, in key row order; `kind` says what they are. */
   constructor(ctx: LookuperContext, kind: LookupKind, columns: readonly string[]) {
@@ -74,22 +85,56 @@ export class Lookuper {
     this.#bucketKeyEncoder = encoders.bucketKey
     this.#bucketing = encoders.bucketing
     this.#partitionOf = info.isPartitioned ? partitionGetter(lookupRowType, info.partitionKeys) : undefined
+    this.#rowDecoder = new CompactedRowDecoder(info.rowType)
+    this.#buckets = info.isPartitioned
+      ? []
+      : Array.from({ length: info.numBuckets }, (_, bucket) => tableBucket(info.tableId, bucket))
   }
 
   /** Looks up one key row; rejects with INVALID_REQUEST for a bad key (naming the column). */
-  async lookup(key: RowInput): Promise<LookupResult> {
-    const { info, client, decoder } = this.#ctx
-    const row = this.#converter.toRow(key)
-    const bucketId = this.#bucketing(this.#bucketKeyEncoder.encodeKeyView(row), info.numBuckets)
-    const encoded = this.#keyEncoder.encodeKey(row)
-    let partitionId: number | undefined
-    if (this.#partitionOf !== undefined) {
-      partitionId = await this.#partitionId(this.#partitionOf(row))
-      if (partitionId === undefined) return LookupResult.EMPTY
+  lookup(key: RowInput): Promise<LookupResult> {
+    const info = this.#ctx.info
+    let row: Row
+    let encoded: Buffer
+    let bucketId: number
+    try {
+      row = this.#converter.toRow(key)
+      if (this.#bucketKeyEncoder === this.#keyEncoder) {
+        // One encoder for both means the same bytes: the bucket key is the key itself.
+        encoded = this.#keyEncoder.encodeKey(row)
+        bucketId = this.#bucketing(encoded, info.numBuckets)
+      } else {
+        bucketId = this.#bucketing(this.#bucketKeyEncoder.encodeKeyView(row), info.numBuckets)
+        encoded = this.#keyEncoder.encodeKey(row)
+      }
+    } catch (e) {
+      return Promise.reject(e)
     }
+    if (this.#partitionOf !== undefined) return this.#lookupInPartition(row, bucketId, encoded)
+    const bucket = this.#buckets[bucketId] ?? tableBucket(info.tableId, bucketId)
+    return this.#ctx.client.lookup(this.#kind, info.tablePath, bucket, encoded).then(this.#onValues)
+  }
+
+  async #lookupInPartition(row: Row, bucketId: number, encoded: Buffer): Promise<LookupResult> {
+    const info = this.#ctx.info
+    const partitionId = await this.#partitionId((this.#partitionOf as (row: Row) => string)(row))
+    if (partitionId === undefined) return LookupResult.EMPTY
     const bucket = tableBucket(info.tableId, bucketId, partitionId)
-    const values = await client.lookup(this.#kind, info.tablePath, bucket, encoded)
-    return values.length === 0 ? LookupResult.EMPTY : new LookupResult(await decoder.decodeAll(values))
+    return this.#result(await this.#ctx.client.lookup(this.#kind, info.tablePath, bucket, encoded))
+  }
+
+  /** The rows of the stored values, decoded at once when all are of the table's current schema. */
+  #result(values: readonly Buffer[]): LookupResult | Promise<LookupResult> {
+    if (values.length === 0) return LookupResult.EMPTY
+    const schemaId = this.#ctx.info.schemaId
+    const rows: Row[] = []
+    for (const value of values) {
+      if (value.length < SCHEMA_ID_LENGTH || value.readInt16LE(0) !== schemaId) {
+        return this.#ctx.decoder.decodeAll(values).then(all => new LookupResult(all))
+      }
+      rows.push(this.#rowDecoder.decode(value, SCHEMA_ID_LENGTH, value.length - SCHEMA_ID_LENGTH))
+    }
+    return new LookupResult(rows)
   }
 
   /** The id of a partition, or undefined when it does not exist. */

@@ -1,4 +1,5 @@
 import * as m from './generated/fluss-api.js'
+import { LookupResponseDirect } from './lookup-response-codec.js'
 import type { Decoded, Init, MessageType } from './message-codec.js'
 
 /**
@@ -73,7 +74,7 @@ const SPECS = {
   PRODUCE_LOG: api(1014, 'tablet', m.ProduceLogRequest, m.ProduceLogResponse),
   FETCH_LOG: api(1015, 'tablet', m.FetchLogRequest, m.FetchLogResponse),
   PUT_KV: api(1016, 'tablet', m.PutKvRequest, m.PutKvResponse, { maxVersion: 1 }),
-  LOOKUP: api(1017, 'tablet', m.LookupRequest, m.LookupResponse, { maxVersion: 1 }),
+  LOOKUP: api(1017, 'tablet', m.LookupRequest, LookupResponseDirect, { maxVersion: 1 }),
   NOTIFY_LEADER_AND_ISR: api(
     1018,
     'tablet',

@@ -56,22 +56,29 @@ export async function handleLookup(
   request: LookupRequest,
   ctx: KvRequestContext,
 ): Promise<LookupResponseInit> {
-  const bucketsResp = await Promise.all(
-    request.bucketsReq.map(async (b): Promise<PbLookupRespForBucketInit> => {
-      const bucket = tableBucket(request.tableId, b.bucketId, b.partitionId ?? undefined)
-      const head = { partitionId: b.partitionId, bucketId: b.bucketId }
-      try {
-        const { kv } = leaderKv(ctx, bucket)
-        let values = await kv.lookup(b.keys)
-        if (request.insertIfNotExists === true)
-          values = await insertMissing(request, ctx, bucket, b.keys, values)
-        return { ...head, values: values.map(v => ({ values: v })) }
-      } catch (e) {
-        return { ...head, ...errorFields(e) }
-      }
-    }),
-  )
-  return { bucketsResp }
+  const buckets = request.bucketsReq
+  const pending: Promise<PbLookupRespForBucketInit>[] = new Array(buckets.length)
+  // Every bucket's read goes out before the first is awaited: the reads run in parallel.
+  for (let i = 0; i < buckets.length; i++) pending[i] = lookupBucket(request, ctx, buckets[i])
+  return { bucketsResp: await Promise.all(pending) }
+}
+
+async function lookupBucket(
+  request: LookupRequest,
+  ctx: KvRequestContext,
+  b: LookupRequest['bucketsReq'][number],
+): Promise<PbLookupRespForBucketInit> {
+  const bucket = tableBucket(request.tableId, b.bucketId, b.partitionId ?? undefined)
+  try {
+    const { kv } = leaderKv(ctx, bucket)
+    let values = await kv.lookup(b.keys)
+    if (request.insertIfNotExists === true) values = await insertMissing(request, ctx, bucket, b.keys, values)
+    const pbValues = new Array<{ values: Buffer | null }>(values.length)
+    for (let i = 0; i < values.length; i++) pbValues[i] = { values: values[i] }
+    return { partitionId: b.partitionId, bucketId: b.bucketId, values: pbValues }
+  } catch (e) {
+    return { partitionId: b.partitionId, bucketId: b.bucketId, ...errorFields(e) }
+  }
 }
 
 /** Inserts the missing keys (waiting for acks like a put), then reads them again. */

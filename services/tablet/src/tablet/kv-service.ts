@@ -9,6 +9,7 @@ import {
   type KvReplica,
   type KvRequestContext,
 } from '../kv/index.js'
+import type { Replica } from '../replica/replica.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
 import type { KvBuckets } from './kv-buckets.js'
 
@@ -31,10 +32,11 @@ export interface KvServiceOptions {
  */
 export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceApi]: Handler<K> } {
   const ctx = kvRequestContext(options)
+  const ready = new WeakSet<Promise<void>>()
   return {
     PUT_KV: async (r: ApiRequest<'PUT_KV'>): Promise<ApiResponseInit<'PUT_KV'>> => {
       const buckets = r.bucketsReq.map(b => bucketOf(r.tableId, b))
-      await whenLeadersReady(options.replicaManager, buckets)
+      await whenLeadersReady(options.replicaManager, ready, buckets)
       await Promise.all(
         r.bucketsReq.map((b, i) => ensureSchema(options.kvBuckets, buckets[i] as TableBucket, b.records)),
       )
@@ -43,6 +45,7 @@ export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceA
     LOOKUP: async (r: ApiRequest<'LOOKUP'>): Promise<ApiResponseInit<'LOOKUP'>> => {
       await whenLeadersReady(
         options.replicaManager,
+        ready,
         r.bucketsReq.map(b => bucketOf(r.tableId, b)),
       )
       return handleLookup(r, ctx)
@@ -50,12 +53,13 @@ export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceA
     PREFIX_LOOKUP: async (r: ApiRequest<'PREFIX_LOOKUP'>): Promise<ApiResponseInit<'PREFIX_LOOKUP'>> => {
       await whenLeadersReady(
         options.replicaManager,
+        ready,
         r.bucketsReq.map(b => bucketOf(r.tableId, b)),
       )
       return handlePrefixLookup(r, ctx)
     },
     LIMIT_SCAN: async (r: ApiRequest<'LIMIT_SCAN'>): Promise<ApiResponseInit<'LIMIT_SCAN'>> => {
-      await whenLeadersReady(options.replicaManager, [bucketOf(r.tableId, r)])
+      await whenLeadersReady(options.replicaManager, ready, [bucketOf(r.tableId, r)])
       return handleLimitScan(r, ctx)
     },
   }
@@ -65,14 +69,30 @@ function bucketOf(tableId: number, b: { partitionId: number | null; bucketId: nu
   return tableBucket(tableId, b.bucketId, b.partitionId ?? undefined)
 }
 
-/** Waits for the buckets led here to be ready; a failed preparation shows up as the bucket's error. */
-async function whenLeadersReady(manager: ReplicaManager, buckets: readonly TableBucket[]): Promise<void> {
-  await Promise.all(
-    buckets.map(async b => {
-      const replica = manager.getReplica(b)
-      if (replica?.isLeader === true) await replica.whenLeaderReady().catch(() => undefined)
-    }),
-  )
+/**
+ * Waits for the buckets led here to be ready; a failed preparation shows up as the bucket's error.
+ * A leadership's ready promise is awaited until it has resolved once (`readyLeaderships`): after
+ * that every request of the leadership goes on at once.
+ */
+async function whenLeadersReady(
+  manager: ReplicaManager,
+  readyLeaderships: WeakSet<Promise<void>>,
+  buckets: readonly TableBucket[],
+): Promise<void> {
+  let waits: Promise<void>[] | undefined
+  for (const b of buckets) {
+    const replica = manager.getReplica(b)
+    if (replica?.isLeader !== true) continue
+    const ready = replica.whenLeaderReady()
+    if (readyLeaderships.has(ready)) continue
+    const wait = ready.then(
+      () => void readyLeaderships.add(ready),
+      () => undefined,
+    )
+    if (waits === undefined) waits = [wait]
+    else waits.push(wait)
+  }
+  if (waits !== undefined) await Promise.all(waits)
 }
 
 async function ensureSchema(kvBuckets: KvBuckets, bucket: TableBucket, records: Uint8Array): Promise<void> {
@@ -89,6 +109,8 @@ async function ensureSchema(kvBuckets: KvBuckets, bucket: TableBucket, records: 
 
 function kvRequestContext(options: KvServiceOptions): KvRequestContext {
   const { replicaManager: manager, kvBuckets } = options
+  // One view per replica: its fields read the replica's state when used.
+  const views = new WeakMap<Replica, KvReplica>()
   return {
     serverId: manager.serverId,
     limitScanMaxBytes: LIMIT_SCAN_MAX_BYTES,
@@ -96,18 +118,40 @@ function kvRequestContext(options: KvServiceOptions): KvRequestContext {
     awaitReplication: (timeoutMs, results) => manager.awaitReplication(timeoutMs, results),
     getReplica(bucket): KvReplica {
       const replica = manager.getReplicaOrException(bucket)
-      return {
-        isPrimaryKeyTable: replica.tableInfo.hasPrimaryKey,
-        isLeader: replica.isLeader,
-        kvTablet: replica.isLeader ? kvBuckets.kvTablet(bucket) : null,
-        logTablet: replica.logTablet,
-        checkInSyncReplicas: acks => replica.checkInSyncReplicas(acks),
-        maybeIncrementLeaderHighWatermark: () => {
-          // The put appended to the log: wake the followers' parked fetches first.
-          manager.completeDelayedOperations(bucket)
-          return replica.maybeIncrementLeaderHighWatermark()
-        },
+      let view = views.get(replica)
+      if (view === undefined) {
+        view = kvReplicaView(manager, kvBuckets, replica, bucket)
+        views.set(replica, view)
       }
+      return view
+    },
+  }
+}
+
+function kvReplicaView(
+  manager: ReplicaManager,
+  kvBuckets: KvBuckets,
+  replica: Replica,
+  bucket: TableBucket,
+): KvReplica {
+  return {
+    get isPrimaryKeyTable() {
+      return replica.tableInfo.hasPrimaryKey
+    },
+    get isLeader() {
+      return replica.isLeader
+    },
+    get kvTablet() {
+      return replica.isLeader ? kvBuckets.kvTablet(bucket) : null
+    },
+    get logTablet() {
+      return replica.logTablet
+    },
+    checkInSyncReplicas: acks => replica.checkInSyncReplicas(acks),
+    maybeIncrementLeaderHighWatermark: () => {
+      // The put appended to the log: wake the followers' parked fetches first.
+      manager.completeDelayedOperations(bucket)
+      return replica.maybeIncrementLeaderHighWatermark()
     },
   }
 }
