@@ -1,5 +1,6 @@
 import { FlussError } from '@sluice/core/errors'
 import { type Container64, cardinalityOf } from './roaring64-containers.js'
+import { LITTLE_ENDIAN_HOST, RoaringReader } from './roaring64-io.js'
 import { runsCardinality, WORDS, wordsCardinality } from './roaring64-sets.js'
 
 /**
@@ -35,48 +36,9 @@ export function corrupt32(reason: string): FlussError {
   return new FlussError('INVALID_REQUEST', `Unable to deserialize roaring bitmap: ${reason}`)
 }
 
-class Reader {
-  pos = 0
-  readonly buf: Buffer
-  constructor(bytes: Uint8Array) {
-    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  }
-  need(n: number, what: string): void {
-    if (this.pos + n > this.buf.length)
-      throw corrupt32(`${what} runs past the end of ${this.buf.length} bytes`)
-  }
-  u16(what: string): number {
-    this.need(2, what)
-    const v = this.buf.readUInt16LE(this.pos)
-    this.pos += 2
-    return v
-  }
-  i32(what: string): number {
-    this.need(4, what)
-    const v = this.buf.readInt32LE(this.pos)
-    this.pos += 4
-    return v
-  }
-  u16s(count: number, what: string): Uint16Array {
-    return this.copy(new Uint16Array(count), what)
-  }
-  /** Fills `into` with the next little-endian values. */
-  copy<T extends Uint16Array | Uint32Array>(into: T, what: string): T {
-    this.need(into.byteLength, what)
-    const bytes = this.buf.subarray(this.pos, this.pos + into.byteLength)
-    const width = into.BYTES_PER_ELEMENT
-    if (LITTLE_ENDIAN_HOST) new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(bytes)
-    else for (let i = 0; i < into.length; i++) into[i] = bytes.readUIntLE(width * i, width)
-    this.pos += into.byteLength
-    return into
-  }
-}
-
-const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
-
 /** Parses a serialized RoaringBitmap; malformed bytes are INVALID_REQUEST. */
 export function readBitmap32(bytes: Uint8Array): Bitmap32 {
-  const r = new Reader(bytes)
+  const r = new RoaringReader(bytes, corrupt32)
   const cookie = r.i32('cookie')
   let size: number
   let runFlags: Buffer | null = null
@@ -113,7 +75,7 @@ export function readBitmap32(bytes: Uint8Array): Bitmap32 {
   return { keys, containers }
 }
 
-function readContainer(r: Reader, isRun: boolean, cardinality: number): Container64 {
+function readContainer(r: RoaringReader, isRun: boolean, cardinality: number): Container64 {
   if (isRun) return readRuns(r, cardinality)
   if (cardinality > ARRAY_MAX_CARDINALITY) {
     const words = r.copy(new Uint32Array(WORDS), 'bitmap container')
@@ -129,7 +91,7 @@ function readContainer(r: Reader, isRun: boolean, cardinality: number): Containe
 }
 
 /** Runs stay as written: adjacent runs are kept apart, as Java keeps them. */
-function readRuns(r: Reader, cardinality: number): Container64 {
+function readRuns(r: RoaringReader, cardinality: number): Container64 {
   const runs = r.u16s(2 * r.u16('run count'), 'run container')
   let previousEnd = -1
   for (let i = 0; i < runs.length; i += 2) {

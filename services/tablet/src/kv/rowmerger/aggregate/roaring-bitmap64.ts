@@ -9,7 +9,7 @@ import {
   unionContainers,
   writeContainer,
 } from './roaring64-containers.js'
-import { corrupt64, Roaring64Reader, Roaring64Writer } from './roaring64-io.js'
+import { corrupt64, Roaring64Writer, RoaringReader } from './roaring64-io.js'
 
 /**
  * Fluss's `rbm64` values: a `Roaring64Bitmap` of RoaringBitmap 1.3.0 (the version Fluss 0.9.1
@@ -43,7 +43,7 @@ export const emptyBitmap64 = (): Bitmap64 => ({ root: null, slots: [], lastSlot:
 
 /** Parses a serialized Roaring64Bitmap; malformed bytes are INVALID_REQUEST. */
 export function deserializeBitmap64(bytes: Uint8Array): Bitmap64 {
-  const r = new Roaring64Reader(bytes)
+  const r = new RoaringReader(bytes)
   const tag = r.u8('empty tag')
   if (tag === 0 && r.remaining === 0) return emptyBitmap64()
   if (tag !== NOT_EMPTY) throw corrupt64(tag === 0 ? 'bytes follow the empty tag' : `unknown tag ${tag}`)
@@ -64,7 +64,7 @@ export function deserializeBitmap64(bytes: Uint8Array): Bitmap64 {
   return { root, slots, lastSlot }
 }
 
-function readContainerArray(r: Roaring64Reader): { slots: (Container64 | null)[]; lastSlot: number } {
+function readContainerArray(r: RoaringReader): { slots: (Container64 | null)[]; lastSlot: number } {
   const arrays = r.i32('container array count')
   if (arrays !== 1) throw corrupt64(`${arrays} container arrays`)
   r.u8('trim mark')

@@ -6,7 +6,7 @@ import {
   EMPTY_CHILD,
   KEY_BYTES,
 } from './roaring64-art.js'
-import { corrupt64, type Roaring64Reader, type Roaring64Writer } from './roaring64-io.js'
+import { corrupt64, type Roaring64Writer, type RoaringReader } from './roaring64-io.js'
 
 /**
  * Serialized ART nodes (RoaringBitmap 1.3.0 `Node.serialize` through a little-endian stream),
@@ -27,7 +27,7 @@ const CAPACITY = { node4: 4, node16: 16, node48: 48, node256: 256 } as const
 const MAX_SLOT = 0x7fffffff
 
 /** Reads the subtree at `depth`; `path` holds the key bytes above it; leaves are collected. */
-export function readArtNode(r: Roaring64Reader, depth: number, path: Uint8Array, leaves: ArtLeaf[]): ArtNode {
+export function readArtNode(r: RoaringReader, depth: number, path: Uint8Array, leaves: ArtLeaf[]): ArtNode {
   const code = r.u8('node type')
   const count = r.u16('node child count')
   const prefixLength = r.u8('node prefix length')
@@ -50,7 +50,7 @@ export function readArtNode(r: Roaring64Reader, depth: number, path: Uint8Array,
 }
 
 function readLeaf(
-  r: Roaring64Reader,
+  r: RoaringReader,
   depth: number,
   path: Uint8Array,
   count: number,
@@ -73,7 +73,7 @@ function readLeaf(
 
 /** An inner node without its children, and the key bytes of the children that follow it. */
 function readInnerBody(
-  r: Roaring64Reader,
+  r: RoaringReader,
   code: number,
   count: number,
   prefix: Uint8Array,

@@ -1,4 +1,4 @@
-import { corrupt64, type Roaring64Reader, type Roaring64Writer } from './roaring64-io.js'
+import { corrupt64, type Roaring64Writer, type RoaringReader } from './roaring64-io.js'
 import {
   mergeValues,
   runsCardinality,
@@ -63,7 +63,7 @@ function wordsOf(c: Container64): Uint32Array {
 }
 
 /** Reads one container body of the kind code and cardinality that precede it. */
-export function readContainer(r: Roaring64Reader, code: number, cardinality: number): Container64 {
+export function readContainer(r: RoaringReader, code: number, cardinality: number): Container64 {
   if (code === KIND_CODES.array) {
     if (cardinality < 0 || cardinality > FULL) throw corrupt64(`array cardinality ${cardinality}`)
     r.need(2 * cardinality, 'array container')
@@ -87,7 +87,7 @@ export function readContainer(r: Roaring64Reader, code: number, cardinality: num
   throw corrupt64(`unknown container type ${code}`)
 }
 
-function readRuns(r: Roaring64Reader, cardinality: number): Container64 {
+function readRuns(r: RoaringReader, cardinality: number): Container64 {
   const count = r.u16('run count')
   r.need(4 * count, 'run container')
   const runs = new Uint16Array(2 * count)

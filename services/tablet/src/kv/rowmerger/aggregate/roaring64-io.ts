@@ -5,13 +5,18 @@ export function corrupt64(reason: string): FlussError {
   return new FlussError('INVALID_REQUEST', `Unable to deserialize 64-bit roaring bitmap: ${reason}`)
 }
 
-/** Bounds-checked little-endian reads over one serialized bitmap. */
-export class Roaring64Reader {
+/**
+ * Bounds-checked little-endian reads over one serialized bitmap (32- and 64-bit formats alike);
+ * reading past the end throws the format's own error.
+ */
+export class RoaringReader {
   pos = 0
   readonly buf: Buffer
+  readonly #corrupt: (reason: string) => FlussError
 
-  constructor(bytes: Uint8Array) {
+  constructor(bytes: Uint8Array, corrupt: (reason: string) => FlussError = corrupt64) {
     this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    this.#corrupt = corrupt
   }
 
   get remaining(): number {
@@ -19,7 +24,7 @@ export class Roaring64Reader {
   }
 
   need(n: number, what: string): void {
-    if (n > this.remaining) throw corrupt64(`${what} runs past the end of ${this.buf.length} bytes`)
+    if (n > this.remaining) throw this.#corrupt(`${what} runs past the end of ${this.buf.length} bytes`)
   }
 
   u8(what: string): number {
@@ -54,7 +59,24 @@ export class Roaring64Reader {
     this.pos += n
     return out
   }
+
+  u16s(count: number, what: string): Uint16Array {
+    return this.copy(new Uint16Array(count), what)
+  }
+
+  /** Fills `into` with the next little-endian values. */
+  copy<T extends Uint16Array | Uint32Array>(into: T, what: string): T {
+    this.need(into.byteLength, what)
+    const bytes = this.buf.subarray(this.pos, this.pos + into.byteLength)
+    const width = into.BYTES_PER_ELEMENT
+    if (LITTLE_ENDIAN_HOST) new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(bytes)
+    else for (let i = 0; i < into.length; i++) into[i] = bytes.readUIntLE(width * i, width)
+    this.pos += into.byteLength
+    return into
+  }
 }
+
+export const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 
 /** Little-endian appends into a growing buffer. */
 export class Roaring64Writer {
