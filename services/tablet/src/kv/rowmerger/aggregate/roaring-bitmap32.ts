@@ -6,6 +6,7 @@ import {
   valuesRunCount,
   valuesToRuns,
   wordsRunCount,
+  wordsToRuns,
 } from './roaring64-sets.js'
 
 export { type Bitmap32, writeBitmap32 } from './roaring-bitmap32-codec.js'
@@ -70,32 +71,10 @@ export function runOptimizedContainer(c: Container64): Container64 {
   }
   if (c.kind === 'bitmap') {
     const runs = wordsRunCount(c.words)
-    return BITMAP_BYTES > runBytes(runs) ? { kind: 'run', runs: bitmapRuns(c.words, runs) } : c
+    return BITMAP_BYTES > runBytes(runs) ? { kind: 'run', runs: wordsToRuns(c.words, runs) } : c
   }
   if (runBytes(c.runs.length / 2) <= Math.min(BITMAP_BYTES, 2 * runsCardinality(c.runs) + 2)) return c
   return containerOf(runsToValues(c.runs))
-}
-
-/** The `count` runs of a 65536-bit set as (start, length - 1) pairs, found word by word. */
-function bitmapRuns(words: Uint32Array, count: number): Uint16Array {
-  const runs = new Uint16Array(2 * count)
-  const lowestBit = (x: number) => 31 - Math.clz32(x & -x)
-  let n = 0
-  let inRun = false
-  for (let w = 0; w < words.length; w++) {
-    let from = 0
-    while (from < 32) {
-      const above = (inRun ? ~words[w] : words[w]) & (0xffffffff << from)
-      if (above === 0) break
-      from = lowestBit(above)
-      if (inRun) runs[n + 1] = (w << 5) + from - 1 - runs[n]
-      else runs[n] = (w << 5) + from
-      if (inRun) n += 2
-      inRun = !inRun
-    }
-  }
-  if (inRun) runs[n + 1] = 0xffff - runs[n]
-  return runs
 }
 
 /** `RoaringBitmap.runOptimize()`, as a new bitmap. */

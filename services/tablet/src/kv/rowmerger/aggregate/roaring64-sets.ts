@@ -93,20 +93,25 @@ export function valuesToRuns(values: Uint16Array): Uint16Array {
   return runs
 }
 
-export function wordsToRuns(words: Uint32Array): Uint16Array {
-  const runs = new Uint16Array(2 * wordsRunCount(words))
-  const isSet = (v: number) => v < 65536 && (words[v >>> 5] & (1 << (v & 31))) !== 0
+/** The runs of a 65536-bit set as (start, length - 1) pairs, found word by word (`count`: their number, when known). */
+export function wordsToRuns(words: Uint32Array, count: number = wordsRunCount(words)): Uint16Array {
+  const runs = new Uint16Array(2 * count)
+  const lowestBit = (x: number) => 31 - Math.clz32(x & -x)
   let n = 0
-  for (let w = 0; w < WORDS; w++) {
-    if (words[w] === 0) continue
-    for (let v = w << 5; v < (w + 1) << 5; v++) {
-      if (!isSet(v) || (v > 0 && isSet(v - 1))) continue
-      let end = v
-      while (isSet(end + 1)) end++
-      runs[n++] = v
-      runs[n++] = end - v
+  let inRun = false
+  for (let w = 0; w < words.length; w++) {
+    let from = 0
+    while (from < 32) {
+      const above = (inRun ? ~words[w] : words[w]) & (0xffffffff << from)
+      if (above === 0) break
+      from = lowestBit(above)
+      if (inRun) runs[n + 1] = (w << 5) + from - 1 - runs[n]
+      else runs[n] = (w << 5) + from
+      if (inRun) n += 2
+      inRun = !inRun
     }
   }
+  if (inRun) runs[n + 1] = 0xffff - runs[n]
   return runs
 }
 
