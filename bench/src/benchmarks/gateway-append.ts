@@ -22,7 +22,14 @@ const BUCKETS = 4
 const ROWS_PER_REQUEST = 500
 /** Distinct request bodies, built once; a run sends them round-robin. */
 const DISTINCT_BODIES = 16
-const REQUESTS_PER_RUN = 80
+/** 200,000 rows per run: about a second of either case, long enough to be past GC and JIT noise. */
+const REQUESTS_PER_RUN = 400
+/**
+ * Untimed requests of each case before the first run: the gateway's request path (HTTP parsing,
+ * body decoding, validation) and the writer's encoder reach steady state (optimized code, grown
+ * heap) only after tens of thousands of rows; one warm-up pair of short runs measured mostly that.
+ */
+const WARM_UP_REQUESTS = 400
 const IN_FLIGHT = 8
 const ARROW_STREAM = 'application/vnd.apache.arrow.stream'
 
@@ -55,6 +62,20 @@ function arrowBody(rows: readonly Row[]): Uint8Array {
   return writeArrowStream(BENCH_ROW_TYPE, [writer.finish()])
 }
 
+/** The subject's load: `requests` POSTs of the prepared bodies, IN_FLIGHT at a time. */
+function postRequests(ctx: Ctx, requests: number) {
+  return ctx.client.post(`${ctx.gw.tableUrl}/append`, requests, IN_FLIGHT, { rowCount: ROWS_PER_REQUEST })
+}
+
+/** The baseline's load: `total` rows through the SDK writer, then a flush. */
+async function appendRows({ rows, writer }: Ctx, total: number): Promise<void> {
+  for (let i = 0; i < total; i++) {
+    const wait = writer.append(rows[i % rows.length])
+    if (wait) await wait
+  }
+  await writer.flush()
+}
+
 /**
  * Issue #10 benchmarks: rows/s appended through the HTTP gateway (pre-built bodies of 500 ~1 KiB
  * rows, 8 requests in flight from a client in a worker thread, each answered once all its rows are
@@ -66,11 +87,11 @@ function gatewayAppend(format: BodyFormat, ratio: number): Benchmark<Ctx> {
   const what = format === 'json' ? 'JSON' : 'Arrow IPC stream'
   return {
     name: `gateway-append-${format}`,
-    description: `HTTP gateway appends with ${what} bodies (${ROWS_PER_REQUEST} rows of ~1 KiB per request, ${IN_FLIGHT} requests in flight from a client in a worker thread, ${BUCKETS} buckets, 1 tablet server) vs the same rows through the SDK AppendWriter directly (append + flush), same run.`,
+    description: `HTTP gateway appends with ${what} bodies (${ROWS_PER_REQUEST} rows of ~1 KiB per request, ${IN_FLIGHT} requests in flight from a client in a worker thread, ${BUCKETS} buckets, 1 tablet server) vs the same rows through the SDK AppendWriter directly (append + flush), same run; ${(REQUESTS_PER_RUN * ROWS_PER_REQUEST).toLocaleString('en-US')} rows per run, after ${(WARM_UP_REQUESTS * ROWS_PER_REQUEST).toLocaleString('en-US')} untimed rows of each case.`,
     unit: 'rows/s',
     better: 'higher',
     target: { ratio, note: `issue #10: ≥ ${ratio} × the SDK with ${what} bodies` },
-    runs: 3,
+    runs: 5,
     async setup() {
       await initArrowCodecs()
       const { rows } = benchRows(DISTINCT_BODIES * ROWS_PER_REQUEST)
@@ -81,7 +102,17 @@ function gatewayAppend(format: BodyFormat, ratio: number): Benchmark<Ctx> {
       )
       const writer = gw.table.newAppend().createWriter()
       const client = new HttpLoadClient(bodies, format === 'json' ? 'application/json' : ARROW_STREAM)
-      return { gw, rows, bodies, client, writer }
+      const ctx = { gw, rows, bodies, client, writer }
+      try {
+        await postRequests(ctx, WARM_UP_REQUESTS)
+        await appendRows(ctx, WARM_UP_REQUESTS * ROWS_PER_REQUEST)
+      } catch (e) {
+        await client.close()
+        await writer.close().catch(() => undefined)
+        await gw.stop()
+        throw e
+      }
+      return ctx
     },
     async teardown(ctx) {
       await ctx.client.close()
@@ -90,18 +121,15 @@ function gatewayAppend(format: BodyFormat, ratio: number): Benchmark<Ctx> {
     },
     subject: {
       name: `gateway (${format} bodies)`,
-      async run({ gw, bodies, client }) {
-        const url = `${gw.tableUrl}/append`
-        const { result: load, busyMs } = await mainThreadBusy(() =>
-          client.post(url, REQUESTS_PER_RUN, IN_FLIGHT, { rowCount: ROWS_PER_REQUEST }),
-        )
+      async run(ctx) {
+        const { result: load, busyMs } = await mainThreadBusy(() => postRequests(ctx, REQUESTS_PER_RUN))
         const rows = REQUESTS_PER_RUN * ROWS_PER_REQUEST
         return {
           value: rows / load.seconds,
           extra: {
             'µs/row': (load.seconds * 1e6) / rows,
             'main-thread busy µs/row': (busyMs * 1000) / rows,
-            'body KiB/request': bodies[0].length / 1024,
+            'body KiB/request': ctx.bodies[0].length / 1024,
             ...latencyExtras(load.latenciesMs),
           },
         }
@@ -109,16 +137,10 @@ function gatewayAppend(format: BodyFormat, ratio: number): Benchmark<Ctx> {
     },
     baseline: {
       name: 'SDK AppendWriter',
-      async run({ rows, writer }) {
+      async run(ctx) {
         const total = REQUESTS_PER_RUN * ROWS_PER_REQUEST
         const t0 = performance.now()
-        const { busyMs } = await mainThreadBusy(async () => {
-          for (let i = 0; i < total; i++) {
-            const wait = writer.append(rows[i % rows.length])
-            if (wait) await wait
-          }
-          await writer.flush()
-        })
+        const { busyMs } = await mainThreadBusy(() => appendRows(ctx, total))
         const seconds = (performance.now() - t0) / 1000
         return {
           value: total / seconds,

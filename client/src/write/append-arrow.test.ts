@@ -1,4 +1,9 @@
-import { ArrowBatchWriter, type ArrowCompressionInfo, writeArrowStream } from '@sluice/core/arrow'
+import {
+  ArrowBatchWriter,
+  type ArrowCompressionInfo,
+  readRecordBatchInfo,
+  writeArrowStream,
+} from '@sluice/core/arrow'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { Decimal, type Row } from '@sluice/core/row'
 import { DataTypes, notNull, type RowType } from '@sluice/core/types'
@@ -72,6 +77,34 @@ describe('AppendWriter Arrow appends', () => {
     expect(rows.sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual(
       [1, 2, 3, 4, 5, 6, 7, 8].map(rowOf),
     )
+    scanner.close()
+  })
+
+  it('stores batches with the table compression when asked (tableCompression)', async () => {
+    const descriptor = TableDescriptor.builder()
+      .schema(schema)
+      .distributedBy(1)
+      .property('table.log.arrow.compression.type', 'LZ4_FRAME')
+      .build()
+    const { cluster, table, tableId } = await setup(descriptor)
+    const writer = table.newAppend().createWriter()
+    const inputs = [
+      message([1, 2]),
+      message([3], { type: 'ZSTD', level: 3 }),
+      message([4], { type: 'LZ4_FRAME' }),
+    ]
+    for (const input of inputs) await writer.appendArrowBatch(input, { tableCompression: true })
+    await writer.appendArrowBatch(message([5]))
+    const stored = batchesOf(cluster, tableId, 0)
+    const codecs = stored.map(b => readRecordBatchInfo(b.arrowPayload()).compression)
+    expect(codecs).toEqual(['LZ4_FRAME', 'LZ4_FRAME', 'LZ4_FRAME', 'NONE'])
+    // A batch already in the table's codec is stored byte for byte.
+    expect(Buffer.from(stored[2].arrowPayload()).equals(Buffer.from(inputs[2]))).toBe(true)
+    const scanner = table.newScan().createLogScanner()
+    scanner.subscribe(0, 0)
+    const rows: Row[] = []
+    while (rows.length < 5) for (const r of await scanner.poll(5000)) rows.push(r.row)
+    expect(rows).toEqual([1, 2, 3, 4, 5].map(rowOf))
     scanner.close()
   })
 

@@ -6,6 +6,7 @@ import type { WriterOptions } from '../client-options.js'
 import { RowConverter, type RowInput } from '../table/row-converter.js'
 import { type ArrowAppendOptions, checkArrowAppendOptions, routeArrowBatch } from './arrow-append.js'
 import {
+  recompressValidatedBatch,
   sameRowType,
   ValidatedArrowBatch,
   validateArrowBatch,
@@ -57,6 +58,7 @@ export interface AppendWriterContext {
  */
 export class AppendWriter implements ClosableWriter {
   readonly #info: TableInfo
+  readonly #compression: ArrowCompressionInfo
   readonly #converter: RowConverter
   readonly #partitionOf: ((row: Row) => string) | undefined
   readonly #assigner: WriteBucketAssigner
@@ -72,6 +74,7 @@ export class AppendWriter implements ClosableWriter {
       )
     }
     this.#info = info
+    this.#compression = context.compression
     this.#converter = new RowConverter(info.rowType)
     this.#partitionOf = info.isPartitioned ? partitionGetter(info.rowType, info.partitionKeys) : undefined
     this.#assigner = context.bucketAssigner
@@ -120,8 +123,8 @@ export class AppendWriter implements ClosableWriter {
    * (see `validateArrowBatch`); a message that does not fit the row type rejects with
    * CORRUPT_RECORD_EXCEPTION or INVALID_REQUEST and nothing is written.
    *
-   * The message becomes one log batch as it is, body compression included (any codec Fluss reads;
-   * it is not converted to the table's `table.log.arrow.compression.type`). It goes to
+   * The message becomes one log batch as it is, body compression included (any codec Fluss reads),
+   * unless `options.tableCompression` asks for the table's `table.log.arrow.compression.type`. It goes to
    * `options.bucket` or the bucket the writer's assigner picks; for a table with bucket keys, to the
    * bucket of its rows' keys (only the key columns are read). When a partitioned table or bucket
    * keys spread the rows over several buckets, the rows are decoded and appended like `append` ones:
@@ -177,8 +180,13 @@ export class AppendWriter implements ClosableWriter {
   async #appendArrow(read: () => readonly ValidatedArrowBatch[], options: ArrowAppendOptions): Promise<void> {
     this.#pipeline.checkOpen()
     checkArrowAppendOptions(this.#info, options)
-    const inputs = read().filter(input => input.recordCount > 0)
+    let inputs = read().filter(input => input.recordCount > 0)
     const routes = inputs.map(input => routeArrowBatch(this.#info, this.#assigner, input, options.bucket))
+    if (options.tableCompression === true) {
+      inputs = inputs.map((input, i) =>
+        routes[i].whole ? recompressValidatedBatch(input, this.#compression, options) : input,
+      )
+    }
     const rowsOf = inputs.map((input, i) => (routes[i].whole ? [] : this.#decodeRows(input)))
     // Everything is validated: from here on batches are added.
     const outcomes: Promise<unknown>[] = []

@@ -12,6 +12,13 @@ export interface ArrowAppendOptions extends ArrowValidationOptions {
    * batch.
    */
   readonly bucket?: number
+  /**
+   * Store each batch with the table's `table.log.arrow.compression.type` rather than the codec it
+   * came with: a batch with another codec is re-encoded buffer by buffer (decompressed if needed,
+   * then compressed; no values are decoded), as the SDK's own batches of rows are. Default false:
+   * the batch is stored exactly as given.
+   */
+  readonly tableCompression?: boolean
 }
 
 /** Checks `options.bucket` against the table before anything is written. */

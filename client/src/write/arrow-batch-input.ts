@@ -1,10 +1,13 @@
 import {
   ArrowBatchReader,
   type ArrowBatchReaderOptions,
+  type ArrowCompressionInfo,
   type ArrowField,
   type ArrowType,
   columnLayout,
+  DEFAULT_MAX_UNCOMPRESSED_BYTES,
   readArrowStream,
+  recompressRecordBatch,
 } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
 import { createValueChecker, type ValueChecker } from '@sluice/core/row'
@@ -83,6 +86,21 @@ export function validateArrowStream(
     checkConstrainedValues(reader, rowType)
     return new ValidatedArrowBatch(VALIDATED, rowType, message, reader)
   })
+}
+
+/**
+ * The batch with its body in `compression` (see `recompressRecordBatch`): the same rows, so still
+ * validated; the batch itself when it already uses that codec.
+ */
+export function recompressValidatedBatch(
+  batch: ValidatedArrowBatch,
+  compression: ArrowCompressionInfo,
+  options: ArrowValidationOptions = {},
+): ValidatedArrowBatch {
+  const max = options.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES
+  const message = recompressRecordBatch(batch.message, compression, max)
+  if (message === batch.message) return batch
+  return new ValidatedArrowBatch(VALIDATED, batch.rowType, message, batch.reader)
 }
 
 /** Whether two row types have the same columns (names, types, nullability) in the same order. */

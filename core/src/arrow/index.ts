@@ -24,6 +24,7 @@ export {
   DEFAULT_ZSTD_LEVEL,
   initArrowCodecs,
   NO_COMPRESSION,
+  recompressRecordBatch,
 } from './compression.js'
 export { type LakeColumnBuffers, lakeColumnConverter, nullColumn } from './lake-columns.js'
 export { LakeArrowStreamWriter, type LakeBatchSummary, type LakeStreamSchema } from './lake-stream.js'

@@ -1,6 +1,6 @@
 import { type ValidatedArrowBatch, validateArrowBatch } from '@sluice/client'
 import { FakeCluster } from '@sluice/client/testing'
-import { ArrowBatchWriter, writeArrowStream } from '@sluice/core/arrow'
+import { ArrowBatchWriter, readRecordBatchInfo, writeArrowStream } from '@sluice/core/arrow'
 import { Configuration } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
@@ -56,6 +56,8 @@ describe('SdkBackend Arrow appends', () => {
     expect(await prepared?.write(ctx)).toEqual({ failures: [] })
     const stored = cluster.state.log(info.tableId, 0).batches.map(b => b.batch)
     expect(stored.map(b => b.recordCount)).toEqual([2, 1])
+    // The body's batches were uncompressed: they are stored with the table's default ZSTD.
+    expect(stored.map(b => readRecordBatchInfo(b.arrowPayload()).compression)).toEqual(['ZSTD', 'ZSTD'])
     expect(cluster.state.log(info.tableId, 0).rows(info.rowType)).toEqual([
       [1, 'm1'],
       [2, 'm2'],

@@ -127,7 +127,18 @@ export class SdkBackend implements B.GatewayBackend {
     if (rowCount === 0 || rowCount > limits.maxRows) return undefined
     return {
       rowCount,
-      write: ctx => writeArrowBatches(open.appender(), batches, ctx.signal),
+      // Stored as the SDK stores rows: with the table's compression, whatever the body used.
+      write: ctx => {
+        const writer = open.appender()
+        const sink = {
+          appendArrowBatches: (b: readonly ValidatedArrowBatch[]) =>
+            writer.appendArrowBatches(b, {
+              tableCompression: true,
+              maxUncompressedBytes: limits.maxUncompressedBytes,
+            }),
+        }
+        return writeArrowBatches(sink, batches, ctx.signal)
+      },
     }
   }
 
