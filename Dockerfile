@@ -2,7 +2,8 @@
 #
 # One image for the Sluice servers; the command picks the role:
 #   node services/coordinator/dist/main.js   (default)
-#   node services/tablet/dist/main.js
+#   node --max-semi-space-size=64 services/tablet/dist/main.js   (the CDK app adds each role's Node
+#   flags from core/src/config/server-runtime.ts)
 # Configuration comes from the FLUSS_CONF environment variable (a JSON object of option keys).
 # Build from the repository root: docker build -t sluice-server .
 

@@ -174,6 +174,12 @@ describe('tablet servers', () => {
       const containers = task.Properties.ContainerDefinitions
       const init = containers.find((c: { Name: string }) => c.Name === 'data-volume-owner')
       expect(init).toMatchObject({ Essential: false, User: '0', Command: ['chown', '1000:1000', '/data'] })
+      // Tablet servers run with the young generation sized for their allocation rate.
+      expect(serverContainer(task).Command).toEqual([
+        'node',
+        '--max-semi-space-size=64',
+        'services/tablet/dist/main.js',
+      ])
       expect(serverContainer(task)).toMatchObject({
         MountPoints: [{ ContainerPath: '/data', SourceVolume: 'data', ReadOnly: false }],
         DependsOn: [{ ContainerName: 'data-volume-owner', Condition: 'SUCCESS' }],

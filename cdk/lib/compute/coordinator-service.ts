@@ -1,3 +1,4 @@
+import { COORDINATOR_NODE_FLAGS } from '@sluice/core/config'
 import type * as ec2 from 'aws-cdk-lib/aws-ec2'
 import * as ecs from 'aws-cdk-lib/aws-ecs'
 import * as logs from 'aws-cdk-lib/aws-logs'
@@ -5,7 +6,11 @@ import { Construct } from 'constructs'
 import type { TaskSize } from '../stages.js'
 import { ServerTask } from './server-task.js'
 
-export const COORDINATOR_COMMAND = ['node', 'services/coordinator/dist/main.js'] as const
+export const COORDINATOR_COMMAND: readonly string[] = [
+  'node',
+  ...COORDINATOR_NODE_FLAGS,
+  'services/coordinator/dist/main.js',
+]
 
 export interface CoordinatorServiceProps {
   readonly cluster: ecs.ICluster

@@ -1,3 +1,4 @@
+import { TABLET_SERVER_NODE_FLAGS } from '@sluice/core/config'
 import { Duration, Size } from 'aws-cdk-lib'
 import * as ec2 from 'aws-cdk-lib/aws-ec2'
 import * as ecs from 'aws-cdk-lib/aws-ecs'
@@ -10,7 +11,11 @@ import type { TabletServersConfig } from '../stages.js'
 import { FLUSS_RPC_PORT } from './network.js'
 import { SERVER_CONTAINER_NAME, ServerTask } from './server-task.js'
 
-export const TABLET_SERVER_COMMAND = ['node', 'services/tablet/dist/main.js'] as const
+export const TABLET_SERVER_COMMAND: readonly string[] = [
+  'node',
+  ...TABLET_SERVER_NODE_FLAGS,
+  'services/tablet/dist/main.js',
+]
 
 /** Mount point of the data volume in the tablet server container (the `data.dir` of the server). */
 export const TABLET_DATA_DIR = '/data'

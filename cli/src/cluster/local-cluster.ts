@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { COORDINATOR_NODE_FLAGS, TABLET_SERVER_NODE_FLAGS } from '@sluice/core/config'
 import { type ExternalDynamo, type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
 import { ServerProcess } from './server-process.js'
 
@@ -113,6 +114,7 @@ export class LocalCluster {
     const proc = new ServerProcess({
       name: `coordinator-${index}`,
       script: COORDINATOR_MAIN,
+      nodeFlags: COORDINATOR_NODE_FLAGS,
       env: this.env(conf),
       ready: COORDINATOR_READY,
       readyTimeoutMs: this.options.readyTimeoutMs ?? 60_000,
@@ -137,6 +139,7 @@ export class LocalCluster {
     const proc = new ServerProcess({
       name: `tablet-server-${id}`,
       script: TABLET_MAIN,
+      nodeFlags: TABLET_SERVER_NODE_FLAGS,
       env: this.env(conf),
       ready: TABLET_READY,
       readyTimeoutMs: this.options.readyTimeoutMs ?? 60_000,

@@ -8,6 +8,8 @@ export interface ServerProcessOptions {
   readonly name: string
   /** The compiled entry point (`services/tablet/dist/main.js`). */
   readonly script: string
+  /** Node flags of the server's role (before SLUICE_NODE_ARGS). */
+  readonly nodeFlags?: readonly string[]
   readonly args?: readonly string[]
   readonly env: Readonly<Record<string, string | undefined>>
   /** Matches the readiness line; group 1 = host, group 2 = port. */
@@ -52,7 +54,8 @@ export class ServerProcess {
     this.log = createWriteStream(o.logFile, { flags: 'a' })
     // SLUICE_NODE_ARGS: extra node flags for the servers (e.g. --cpu-prof), for debugging.
     const nodeArgs = (o.env.SLUICE_NODE_ARGS ?? '').split(' ').filter(a => a !== '')
-    const child = spawn(process.execPath, [...nodeArgs, o.script, ...(o.args ?? [])], {
+    const flags = [...(o.nodeFlags ?? []), ...nodeArgs]
+    const child = spawn(process.execPath, [...flags, o.script, ...(o.args ?? [])], {
       env: { ...o.env, SLUICE_EXIT_WITH_PARENT: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     })

@@ -50,9 +50,23 @@ export const SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT: ConfigOption<number> =
     'How long a starting tablet server waits for the lease of a previous incarnation with its id to lapse.',
   )
 
+export const SLUICE_TABLET_SERVER_KV_ROW_CACHE_SIZE: ConfigOption<number> = option(
+  'sluice.tablet-server.kv.row-cache-size',
+)
+  .memory()
+  .default('256mb')
+  .range(0, '1tb')
+  .inScope('server')
+  .description(
+    "Memory of the server's cache of primary-key rows in front of RocksDB, shared by all its " +
+      'buckets: lookups (and the merges of puts) of cached keys skip the RocksDB read. Rows enter ' +
+      'when they are read; writes update cached rows. 0 disables the cache.',
+  )
+
 export const TABLET_OPTIONS: readonly ConfigOption<number>[] = [
   SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME,
   SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS,
   SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS,
   SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT,
+  SLUICE_TABLET_SERVER_KV_ROW_CACHE_SIZE,
 ]

@@ -13,6 +13,7 @@ import {
 } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { decodeKvMeta, encodeKvMeta, type KvMeta, META_KEY } from './kv-meta.js'
+import type { KvRowCache, KvRowCacheSegment } from './kv-row-cache.js'
 import type { NativeRocksDB, NativeRocksDBModule } from './rocksdb-native-types.js'
 
 const native = createRequire(import.meta.url)('rocksdb-native') as NativeRocksDBModule
@@ -29,6 +30,8 @@ export interface RocksDbKvOptions {
   readonly maxBackgroundJobs: number
   /** `kv.rocksdb.write-batch-size`: a flush writes batches of about this many bytes (0 = one batch). */
   readonly writeBatchBytes: number
+  /** The server's row cache in front of RocksDB (`sluice.tablet-server.kv.row-cache-size`); none when absent. */
+  readonly rowCache?: KvRowCache | null
 }
 
 export function rocksDbKvOptions(conf: Configuration): RocksDbKvOptions {
@@ -91,11 +94,15 @@ const FIRST_USER_KEY = Buffer.from([0])
  */
 export class RocksDbKv {
   #closed = false
+  readonly #cache: KvRowCacheSegment | null
 
   private constructor(
     readonly dir: string,
     readonly db: NativeRocksDB,
-  ) {}
+    cache: KvRowCache | null,
+  ) {
+    this.#cache = cache === null ? null : cache.segment()
+  }
 
   static async open(dir: string, options: RocksDbKvOptions): Promise<RocksDbKv> {
     const columnFamily = new native.ColumnFamily('default', {
@@ -115,7 +122,7 @@ export class RocksDbKv {
     } catch (e) {
       throw storageError(e, `opening RocksDB in ${dir}`)
     }
-    return new RocksDbKv(dir, db)
+    return new RocksDbKv(dir, db, options.rowCache ?? null)
   }
 
   /** Deletes a closed instance's directory. */
@@ -128,25 +135,70 @@ export class RocksDbKv {
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw new FlussError('KV_STORAGE_EXCEPTION', `RocksDB in ${this.dir} is closed`)
+    if (this.#closed) throw this.#closedError()
   }
 
-  /** Values of `keys` (null when absent), read in one batch. */
-  async multiGet(keys: readonly Buffer[]): Promise<(Buffer | null)[]> {
-    this.#checkOpen()
-    if (keys.length === 0) return []
+  #closedError(): FlussError {
+    return new FlussError('KV_STORAGE_EXCEPTION', `RocksDB in ${this.dir} is closed`)
+  }
+
+  /**
+   * Values of `keys` (null when absent): from the row cache where it holds them, the others read
+   * from RocksDB in one batch (and cached unless a write completed meanwhile).
+   */
+  multiGet(keys: readonly Buffer[]): Promise<(Buffer | null)[]> {
+    if (this.#closed) return Promise.reject(this.#closedError())
+    if (keys.length === 0) return Promise.resolve([])
+    const cache = this.#cache
+    if (cache === null) return this.#read(keys)
+    if (cache.isEmpty) return this.#readAndCache(cache, keys)
+    const values = new Array<Buffer | null>(keys.length)
+    let misses: number[] | undefined
+    let ids: string[] | undefined
+    for (let i = 0; i < keys.length; i++) {
+      const id = cache.id(keys[i])
+      const value = cache.get(id)
+      if (value !== undefined) {
+        values[i] = value
+        continue
+      }
+      values[i] = null
+      misses ??= []
+      ids ??= []
+      misses.push(i)
+      ids.push(id)
+    }
+    if (misses === undefined || ids === undefined) return Promise.resolve(values)
+    const epoch = cache.writeEpoch
+    const missed = misses
+    const missedIds = ids
+    return this.#read(missed.length === keys.length ? keys : missed.map(i => keys[i])).then(read => {
+      cache.cacheRead(epoch, missedIds, read)
+      for (let k = 0; k < missed.length; k++) values[missed[k]] = read[k]
+      return values
+    })
+  }
+
+  /** Reads every key from RocksDB, caching what it finds (the cache holds none of them). */
+  #readAndCache(cache: KvRowCacheSegment, keys: readonly Buffer[]): Promise<(Buffer | null)[]> {
+    const epoch = cache.writeEpoch
+    return this.#read(keys).then(values => {
+      cache.cacheFound(epoch, keys, values)
+      return values
+    })
+  }
+
+  #read(keys: readonly Buffer[]): Promise<(Buffer | null)[]> {
     const batch = this.db.read({ autoDestroy: true, capacity: keys.length })
     const values = keys.map(key => batch.get(key))
     batch.tryFlush()
-    try {
-      return await Promise.all(values)
-    } catch (e) {
+    return Promise.all(values).catch(e => {
       throw storageError(e, `reading ${keys.length} keys from RocksDB in ${this.dir}`)
-    }
+    })
   }
 
   /** Applies puts/deletes and the new meta in one atomic write batch. */
-  async write(writes: Iterable<KvWrite>, meta: KvMeta | null): Promise<void> {
+  async write(writes: readonly KvWrite[], meta: KvMeta | null): Promise<void> {
     this.#checkOpen()
     const batch = this.db.write({ autoDestroy: true })
     for (const w of writes) {
@@ -157,8 +209,11 @@ export class RocksDbKv {
     try {
       await batch.flush()
     } catch (e) {
+      // Whether any of it was applied is unknown: cached values of these keys may be stale.
+      this.#cache?.forget(writes)
       throw storageError(e, `writing to RocksDB in ${this.dir}`)
     }
+    this.#cache?.afterWrite(writes)
   }
 
   async readMeta(): Promise<KvMeta | null> {
@@ -216,6 +271,7 @@ export class RocksDbKv {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    this.#cache?.close()
     try {
       await this.db.close()
     } catch (e) {

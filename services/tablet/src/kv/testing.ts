@@ -8,10 +8,17 @@ import type { Schema } from '@sluice/core/metadata'
 import { type ChangeTypeShortString, changeTypeShortString, MemoryLogRecords } from '@sluice/core/record'
 import { CompactedKeyEncoder, CompactedRowEncoder, type Row } from '@sluice/core/row'
 import { LogTablet } from '../log/log-tablet.js'
+import { KvRowCache } from './kv-row-cache.js'
 import { fixedSchemaSource, type KvSchemaSource } from './kv-schemas.js'
 import { KvTablet } from './kv-tablet.js'
 import type { KvTabletOptions } from './kv-tablet-types.js'
 import { SMALL_ROCKSDB_OPTIONS } from './rocksdb-kv.js'
+
+/**
+ * The row cache of every testing bucket: small (1 MiB), so that tests also see rows evicted; each
+ * bucket's RocksDB has a segment of its own.
+ */
+export const TESTING_ROW_CACHE = new KvRowCache(1 << 20)
 
 /** A record for `TestingKvBatches`: a row to upsert, or `{ delete: row }` (only its key columns matter). */
 export type TestingKvRecord = Row | { readonly delete: Row }
@@ -126,7 +133,7 @@ export class TestingKvBucket {
       schemas: fixedSchemaSource(1, schema),
       tableConfig: new Configuration(properties),
       physicalPrimaryKeys: schema.primaryKeyColumnNames,
-      rocksDb: SMALL_ROCKSDB_OPTIONS,
+      rocksDb: { ...SMALL_ROCKSDB_OPTIONS, rowCache: TESTING_ROW_CACHE },
       recoverBatchBytes: 1 << 20,
       maxQueuedOperations: 100,
       maxPendingBytes: 64 << 20,

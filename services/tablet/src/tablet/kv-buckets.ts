@@ -5,12 +5,14 @@ import {
   type Configuration,
   DATA_DIR,
   KV_RECOVER_LOG_RECORD_BATCH_MAX_SIZE,
+  SLUICE_TABLET_SERVER_KV_ROW_CACHE_SIZE,
   SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS,
 } from '@sluice/core/config'
 import { type TableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import type { TabletCatalog } from '../catalog/tablet-catalog.js'
 import {
+  KvRowCache,
   type KvSnapshotLogger,
   KvSnapshotStore,
   KvSnapshotter,
@@ -75,10 +77,14 @@ export class KvBuckets {
   readonly #buckets = new Map<string, KvBucket>()
   readonly #snapshotStore: KvSnapshotStore | null
   readonly #dataDir: string
+  /** Shared by every bucket's RocksDB; null when `sluice.tablet-server.kv.row-cache-size` is 0. */
+  readonly #rowCache: KvRowCache | null
 
   constructor(options: KvBucketsOptions) {
     this.#options = options
     this.#dataDir = options.config.get(DATA_DIR)
+    const rowCacheBytes = options.config.get(SLUICE_TABLET_SERVER_KV_ROW_CACHE_SIZE)
+    this.#rowCache = rowCacheBytes > 0 ? new KvRowCache(rowCacheBytes) : null
     const { blobStore, metaStore } = options
     this.#snapshotStore =
       blobStore === undefined || metaStore === undefined
@@ -170,7 +176,7 @@ export class KvBuckets {
       tableConfig: replica.tableInfo.tableConfig,
       physicalPrimaryKeys: replica.tableInfo.physicalPrimaryKeys,
       ...kvKeyEncoding(replica.tableInfo),
-      rocksDb: rocksDbKvOptions(config),
+      rocksDb: { ...rocksDbKvOptions(config), rowCache: this.#rowCache },
       recoverBatchBytes: config.get(KV_RECOVER_LOG_RECORD_BATCH_MAX_SIZE),
       maxQueuedOperations: config.get(SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS),
       maxPendingBytes: KV_MAX_PENDING_BYTES,
