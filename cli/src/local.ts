@@ -1,6 +1,5 @@
 import { resolve } from 'node:path'
-import { BOOTSTRAP_SERVERS, Configuration, GATEWAY_REST_LISTEN } from '@sluice/core/config'
-import { SdkBackend, startGatewayServer } from '@sluice/gateway'
+import { Configuration } from '@sluice/core/config'
 import { type LocalTieringScheduler, startLocalTieringScheduler } from '@sluice/tiering'
 import { LocalCluster } from './cluster/index.js'
 
@@ -56,10 +55,11 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
   console.log(`local AWS: dynamodb=${aws.dynamo?.endpoint} blobs=${aws.blobStoreUri}`)
   for (const [id, t] of cluster.tablets) console.log(`tablet-server ${id}: ${t.host}:${t.port}`)
   console.log(`logs: ${options.dataDir}/logs`)
-  const gateway = await startGateway(cluster.bootstrapServers, options.gatewayListen, cluster.aws.config)
+  const gateway =
+    options.gatewayListen === undefined ? undefined : await cluster.startGateway(options.gatewayListen)
   const tiering = await startTiering(cluster, options.tieringIntervalMs)
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  if (gateway) console.log(`gateway=${gateway.url}`)
+  if (gateway) console.log(`gateway=http://${gateway.host}:${gateway.port}`)
   console.log(`bootstrap.servers=${cluster.bootstrapServers}`)
   await new Promise<void>(resolveStop => {
     let stopping = false
@@ -67,8 +67,7 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
       if (stopping) return
       stopping = true
       console.log(`\n${signal}: stopping ...`)
-      ;(gateway ? gateway.close() : Promise.resolve())
-        .then(() => tiering?.stop())
+      Promise.resolve(tiering?.stop())
         .then(() => cluster.stop())
         .then(() => console.log('stopped'))
         .catch(e => console.error('error while stopping:', e))
@@ -77,28 +76,6 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
     process.once('SIGINT', () => stop('SIGINT'))
     process.once('SIGTERM', () => stop('SIGTERM'))
   })
-}
-
-async function startGateway(
-  bootstrapServers: string,
-  listen: string | undefined,
-  aws: Readonly<Record<string, string>>,
-): Promise<{ url: string; close(): Promise<void> } | undefined> {
-  if (listen === undefined) return undefined
-  const config = Configuration.load({
-    ...aws,
-    [BOOTSTRAP_SERVERS.key]: bootstrapServers,
-    [GATEWAY_REST_LISTEN.key]: listen,
-  })
-  const backend = await SdkBackend.connect(config)
-  const server = await startGatewayServer({ config, backend })
-  return {
-    url: server.url,
-    close: async () => {
-      await server.close()
-      await backend.close()
-    },
-  }
 }
 
 /** The same tiering code the Lambda runs, called by a local timer (tables with `table.datalake.enabled`). */

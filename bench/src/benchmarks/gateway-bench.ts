@@ -1,20 +1,21 @@
 import { Worker } from 'node:worker_threads'
+import type { ServerProcess } from '@sluice/cli/cluster'
 import type { Table } from '@sluice/client'
-import { Configuration } from '@sluice/core/config'
 import type { TableDescriptor, TablePath } from '@sluice/core/metadata'
-import { type GatewayServer, SdkBackend, SILENT_LOGGER, startGatewayServer } from '@sluice/gateway'
 import { percentile } from '../harness.js'
 import { type BenchCluster, createBenchTable, startBenchCluster } from './bench-cluster.js'
+import { processCpu } from './log-append-support.js'
 
 /**
  * A LocalCluster with one tablet server (temp directory), a client connection for the SDK
- * baseline, and the HTTP gateway on 127.0.0.1 (random port) with its own SdkBackend connection;
- * both connections use the same client settings.
+ * baseline, and the HTTP gateway on 127.0.0.1 (random port) as a process of its own, started as
+ * `npm start` starts it (functions/gateway/dist/main.js with its node flags and default options),
+ * with the same client settings as the baseline connection.
  */
 export interface GatewayBench {
   readonly bench: BenchCluster
-  readonly backend: SdkBackend
-  readonly server: GatewayServer
+  /** The gateway process (for its CPU time). */
+  readonly gateway: ServerProcess
   readonly path: TablePath
   /** The table opened through the baseline connection. */
   readonly table: Table
@@ -29,41 +30,35 @@ export async function startGatewayBench(
   clientConfig: Record<string, string> = {},
 ): Promise<GatewayBench> {
   const bench = await startBenchCluster(name, clientConfig)
-  let backend: SdkBackend | undefined
   try {
     const path = await createBenchTable(bench.connection, descriptor)
     const table = await bench.connection.getTable(path)
-    const config = Configuration.load({
-      'bootstrap.servers': bench.cluster.bootstrapServers,
-      ...clientConfig,
-    })
-    backend = await SdkBackend.connect(config)
-    const gatewayBackend = backend
-    const server = await startGatewayServer({
-      config,
-      backend,
-      host: '127.0.0.1',
-      port: 0,
-      logger: SILENT_LOGGER,
-    })
+    const gateway = await bench.cluster.startGateway('127.0.0.1:0', clientConfig)
+    const url = `http://${gateway.host}:${gateway.port}`
     return {
       bench,
-      backend,
-      server,
+      gateway,
       path,
       table,
-      tableUrl: `${server.url}/v1/databases/${path.databaseName}/tables/${path.tableName}`,
-      async stop() {
-        await server.close().catch(() => undefined)
-        await gatewayBackend.close().catch(() => undefined)
-        await bench.stop()
-      },
+      tableUrl: `${url}/v1/databases/${path.databaseName}/tables/${path.tableName}`,
+      stop: () => bench.stop(),
     }
   } catch (e) {
-    await backend?.close().catch(() => undefined)
     await bench.stop()
     throw e
   }
+}
+
+/** CPU seconds the gateway process used while `body` ran (all its threads). */
+export async function gatewayCpu<T>(
+  gw: GatewayBench,
+  body: () => Promise<T>,
+): Promise<{ result: T; cpuS: number }> {
+  const before = processCpu(gw.gateway.pid)
+  const result = await body()
+  const after = processCpu(gw.gateway.pid)
+  const cpuS = before === undefined || after === undefined ? Number.NaN : after.processS - before.processS
+  return { result, cpuS }
 }
 
 export interface HttpLoad {

@@ -1,15 +1,17 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { COORDINATOR_NODE_FLAGS, TABLET_SERVER_NODE_FLAGS } from '@sluice/core/config'
+import { COORDINATOR_NODE_FLAGS, GATEWAY_NODE_FLAGS, TABLET_SERVER_NODE_FLAGS } from '@sluice/core/config'
 import { type ExternalDynamo, type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
 import { ServerProcess } from './server-process.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 const COORDINATOR_MAIN = join(ROOT, 'services', 'coordinator', 'dist', 'main.js')
 const TABLET_MAIN = join(ROOT, 'services', 'tablet', 'dist', 'main.js')
+const GATEWAY_MAIN = join(ROOT, 'functions', 'gateway', 'dist', 'main.js')
 const COORDINATOR_READY = /coordinator (?:\S+) listening on ([\w.:-]+):(\d+)/
 const TABLET_READY = /tablet-server (?:\S+) listening on ([\w.:-]+):(\d+)/
+const GATEWAY_READY = /Sluice gateway listening on http:\/\/([\w.-]+|\[[\w:]+\]):(\d+)/
 
 /** A DynamoDB running elsewhere (moto, LocalStack) holding the cluster's metadata table. */
 export interface LocalClusterMetastore extends ExternalDynamo {
@@ -43,6 +45,8 @@ export interface LocalClusterOptions {
 export class LocalCluster {
   readonly coordinators: ServerProcess[] = []
   readonly tablets = new Map<number, ServerProcess>()
+  /** The HTTP gateway, once `startGateway` ran. */
+  gateway: ServerProcess | undefined
 
   private constructor(
     readonly options: LocalClusterOptions,
@@ -151,6 +155,34 @@ export class LocalCluster {
     return proc
   }
 
+  /**
+   * Starts the HTTP gateway (functions/gateway/dist/main.js) as a process of its own, on `listen`
+   * (`host:port`, port 0 = any free port), connected to this cluster; `config` adds gateway and
+   * client options. Its URL is `http://<gateway.host>:<gateway.port>`.
+   */
+  async startGateway(listen: string, config: Readonly<Record<string, string>> = {}): Promise<ServerProcess> {
+    if (this.gateway?.running) throw new Error('the gateway is already running')
+    const conf = {
+      ...this.aws.config,
+      'bootstrap.servers': this.bootstrapServers,
+      'gateway.rest.listen': listen,
+      ...config,
+    }
+    const proc = new ServerProcess({
+      name: 'gateway',
+      script: GATEWAY_MAIN,
+      nodeFlags: GATEWAY_NODE_FLAGS,
+      env: this.env(conf),
+      ready: GATEWAY_READY,
+      readyTimeoutMs: this.options.readyTimeoutMs ?? 60_000,
+      logFile: join(this.options.dataDir, 'logs', 'gateway.log'),
+      echo: this.options.echo,
+    })
+    this.gateway = proc
+    await proc.start()
+    return proc
+  }
+
   async stopTabletServer(id: number): Promise<void> {
     await this.tablet(id).stop()
   }
@@ -173,8 +205,9 @@ export class LocalCluster {
     return this.startCoordinator(index)
   }
 
-  /** Stops tablet servers, then coordinators, then local AWS. */
+  /** Stops the gateway, tablet servers, then coordinators, then local AWS. */
   async stop(): Promise<void> {
+    await this.gateway?.stop()
     await Promise.all([...this.tablets.values()].map(t => t.stop()))
     await Promise.all(this.coordinators.map(c => c.stop()))
     await this.aws.stop()

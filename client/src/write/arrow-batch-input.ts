@@ -7,6 +7,7 @@ import {
   columnLayout,
   DEFAULT_MAX_UNCOMPRESSED_BYTES,
   readArrowStream,
+  readRecordBatchInfo,
   recompressRecordBatch,
 } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
@@ -17,10 +18,13 @@ const VALIDATED: unique symbol = Symbol('validated Arrow batch')
 
 /**
  * One Arrow IPC RecordBatch message checked against a row type by `validateArrowBatch` or
- * `validateArrowStream` (the only ways to make one), with a reader over it. An append writer sends
- * its `message` as the records of one log batch.
+ * `validateArrowStream`, or taken from a trusted encoder by `encodedArrowBatch` (the only ways to
+ * make one), with a reader over it. An append writer sends its `message` as the records of one log
+ * batch.
  */
 export class ValidatedArrowBatch {
+  #reader: ArrowBatchReader | (() => ArrowBatchReader)
+
   /** Not for use outside this module: the brand proves the validation. */
   constructor(
     brand: typeof VALIDATED,
@@ -28,13 +32,17 @@ export class ValidatedArrowBatch {
     readonly rowType: RowType,
     /** The message, exactly (no trailing bytes). */
     readonly message: Uint8Array,
-    readonly reader: ArrowBatchReader,
+    /** A reader over the message, or how to make one when it is first needed. */
+    reader: ArrowBatchReader | (() => ArrowBatchReader),
+    readonly recordCount: number,
   ) {
     if (brand !== VALIDATED) throw new TypeError('ValidatedArrowBatch is made by validateArrowBatch')
+    this.#reader = reader
   }
 
-  get recordCount(): number {
-    return this.reader.recordCount
+  get reader(): ArrowBatchReader {
+    if (typeof this.#reader === 'function') this.#reader = this.#reader()
+    return this.#reader
   }
 }
 
@@ -63,7 +71,31 @@ export function validateArrowBatch(
     )
   }
   checkConstrainedValues(reader, rowType)
-  return new ValidatedArrowBatch(VALIDATED, rowType, message, reader)
+  return new ValidatedArrowBatch(VALIDATED, rowType, message, reader, reader.recordCount)
+}
+
+/**
+ * A RecordBatch message made by `ArrowBatchWriter` for exactly `rowType` (in this thread or in a
+ * worker thread): taken as it is, its values trusted, only its header checked (record count, one
+ * field node per column, nothing after the message). It is read, and then validated whole as by
+ * `validateArrowBatch`, only if a write must split its rows (bucket keys, partitions). Not for
+ * bytes from outside the process: validate those.
+ */
+export function encodedArrowBatch(message: Uint8Array, rowType: RowType): ValidatedArrowBatch {
+  let info: ReturnType<typeof readRecordBatchInfo>
+  try {
+    info = readRecordBatchInfo(message)
+  } catch (e) {
+    throw new FlussError('CORRUPT_RECORD_EXCEPTION', `Not an Arrow RecordBatch message: ${String(e)}`)
+  }
+  if (info.fieldCount !== rowType.fields.length || info.messageSizeInBytes !== message.length) {
+    throw new FlussError(
+      'INVALID_REQUEST',
+      `The Arrow RecordBatch message (${info.fieldCount} fields, ${info.messageSizeInBytes} of ${message.length} bytes) was not made for this row type of ${rowType.fields.length} columns`,
+    )
+  }
+  const reader = () => validateArrowBatch(message, rowType).reader
+  return new ValidatedArrowBatch(VALIDATED, rowType, message, reader, info.recordCount)
 }
 
 /**
@@ -84,7 +116,7 @@ export function validateArrowStream(
   return parsed.messages.map((message, i) => {
     const reader = recheck ? new ArrowBatchReader(message, rowType, options) : parsed.batches[i]
     checkConstrainedValues(reader, rowType)
-    return new ValidatedArrowBatch(VALIDATED, rowType, message, reader)
+    return new ValidatedArrowBatch(VALIDATED, rowType, message, reader, reader.recordCount)
   })
 }
 
@@ -100,7 +132,7 @@ export function recompressValidatedBatch(
   const max = options.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES
   const message = recompressRecordBatch(batch.message, compression, max)
   if (message === batch.message) return batch
-  return new ValidatedArrowBatch(VALIDATED, batch.rowType, message, batch.reader)
+  return new ValidatedArrowBatch(VALIDATED, batch.rowType, message, () => batch.reader, batch.recordCount)
 }
 
 /** Whether two row types have the same columns (names, types, nullability) in the same order. */

@@ -45,6 +45,15 @@ export const GATEWAY_REST_WRITE_MAX_CONCURRENT_REQUESTS = gateway(
   .range(1, 100_000)
   .description('Write requests served at once; more fail with 429 resource_exhausted.')
 
+export const GATEWAY_REST_WRITE_ENCODER_THREADS = gateway('gateway.rest.write.encoder-threads')
+  .int()
+  .default(2)
+  .range(0, 64)
+  .description(
+    'Worker threads that read, validate and encode the rows of append bodies into compressed Arrow batches, ' +
+      'beside the event loop; 0 does it on the event loop (as a bundled Lambda function always does).',
+  )
+
 export const GATEWAY_REST_WRITE_RATE_LIMIT_ENABLED = gateway('gateway.rest.write.rate-limit.enabled')
   .boolean()
   .default(false)
@@ -231,6 +240,7 @@ export const GATEWAY_OPTIONS = [
   GATEWAY_REST_WRITE_MAX_REQUEST_BYTES,
   GATEWAY_REST_WRITE_MAX_ROWS,
   GATEWAY_REST_WRITE_MAX_CONCURRENT_REQUESTS,
+  GATEWAY_REST_WRITE_ENCODER_THREADS,
   GATEWAY_REST_WRITE_RATE_LIMIT_ENABLED,
   GATEWAY_REST_WRITE_RATE_LIMIT_REQUESTS_PER_SECOND,
   GATEWAY_REST_WRITE_RATE_LIMIT_BYTES_PER_SECOND,

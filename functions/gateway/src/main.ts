@@ -19,13 +19,27 @@ async function main(): Promise<void> {
   console.log(
     `Sluice gateway listening on ${server.url} (bootstrap.servers=${config.get(BOOTSTRAP_SERVERS)})`,
   )
-  const stop = async () => {
-    await server.close()
-    await backend.close()
-    process.exit(0)
+  let stopping: Promise<void> | undefined
+  const stop = () => {
+    stopping ??= server
+      .close()
+      .then(() => backend.close())
+      .then(
+        () => process.exit(0),
+        e => {
+          console.error(`graceful stop failed: ${String(e)}`)
+          process.exit(1)
+        },
+      )
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+  // Started by a local cluster: stop when the parent goes away (its end of our stdin closes).
+  if (process.env.SLUICE_EXIT_WITH_PARENT === '1') {
+    process.stdin.on('end', stop)
+    process.stdin.on('error', stop)
+    process.stdin.resume()
+  }
 }
 
 main().catch(e => {

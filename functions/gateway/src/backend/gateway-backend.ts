@@ -57,18 +57,19 @@ export interface GatewayBackend {
    */
   append(ctx: BackendContext, table: TableInfo, rows: readonly Row[]): Promise<WriteResult>
   /**
-   * Optional pass-through for Arrow IPC stream bodies of appends. When the stream has exactly the
-   * table's columns (names and the Arrow types Fluss writes, in column order) and every batch is
-   * valid, returns the write of its record batches as they are, with no row decoding; otherwise
-   * undefined, and the caller decodes the rows and uses `append`. Nothing is written before
-   * `write` is called.
+   * Optional: an append body written as whole Arrow log batches instead of row by row. A JSON
+   * `{"rows":[…]}` body the direct reader takes, or an Arrow IPC stream with exactly the table's
+   * columns (names and the Arrow types Fluss writes, in column order) and valid batches, is
+   * validated whole and encoded into log batches with the table's compression; anything else is
+   * undefined, and the caller reads the rows and uses `append`. Nothing is written before `write`
+   * is called.
    */
-  prepareArrowAppend?(
+  prepareBodyAppend?(
     ctx: BackendContext,
     table: TableInfo,
-    stream: Uint8Array,
-    limits: ArrowAppendLimits,
-  ): Promise<PreparedArrowAppend | undefined>
+    body: AppendBody,
+    limits: BodyAppendLimits,
+  ): Promise<PreparedBodyAppend | undefined>
   /** Upserts full-width rows; with `targetColumns`, only those columns (plus the key) are updated. */
   upsert(
     ctx: BackendContext,
@@ -124,18 +125,26 @@ export interface RowFailure {
   readonly error: unknown
 }
 
-export interface ArrowAppendLimits {
-  /** Most rows the stream may hold (more: undefined, the row path reports it). */
-  readonly maxRows: number
-  /** Most bytes one record batch may decompress to. */
-  readonly maxUncompressedBytes: number
+/** The body of an append request. */
+export interface AppendBody {
+  readonly format: 'json' | 'arrow'
+  readonly bytes: Uint8Array
 }
 
-/** A validated Arrow stream ready to be appended as it is. */
-export interface PreparedArrowAppend {
-  /** Rows in the stream (row indexes of `write` failures count them in stream order). */
+export interface BodyAppendLimits {
+  /** Most rows the body may hold (more: undefined, the row path reports it). */
+  readonly maxRows: number
+  /** Most bytes one Arrow record batch of the body may decompress to. */
+  readonly maxUncompressedBytes: number
+  /** Deepest JSON nesting a body may have. */
+  readonly maxJsonDepth: number
+}
+
+/** A validated append body, ready to be appended as log batches. */
+export interface PreparedBodyAppend {
+  /** Rows in the body (row indexes of `write` failures count them in body order). */
   readonly rowCount: number
-  /** Appends every record batch; a batch fails or succeeds as a whole. */
+  /** Appends every log batch; a batch fails or succeeds as a whole. */
   write(ctx: BackendContext): Promise<WriteResult>
 }
 

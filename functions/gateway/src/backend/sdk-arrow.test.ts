@@ -24,7 +24,7 @@ const ctx: BackendContext = {
   signal: new AbortController().signal,
   principal: { name: 'test', via: 'trust' },
 }
-const limits = { maxRows: 100, maxUncompressedBytes: 1 << 20 }
+const limits = { maxRows: 100, maxUncompressedBytes: 1 << 20, maxJsonDepth: 64 }
 
 function batch(ids: readonly number[], rowType: RowType = schema.rowType): Uint8Array {
   const writer = new ArrowBatchWriter(rowType)
@@ -32,11 +32,14 @@ function batch(ids: readonly number[], rowType: RowType = schema.rowType): Uint8
   return writer.finish()
 }
 
-async function setup() {
+async function setup(encoderThreads = 0) {
   const cluster = await FakeCluster.start()
   cleanups.push(() => cluster.close())
   const backend = await SdkBackend.connect(
-    Configuration.load({ 'bootstrap.servers': cluster.bootstrapServers }),
+    Configuration.load({
+      'bootstrap.servers': cluster.bootstrapServers,
+      'gateway.rest.write.encoder-threads': String(encoderThreads),
+    }),
   )
   cleanups.push(() => backend.close())
   await backend.connection
@@ -46,11 +49,14 @@ async function setup() {
   return { cluster, backend, info }
 }
 
-describe('SdkBackend Arrow appends', () => {
-  it('passes an exactly matching stream through as log batches, and declines other streams', async () => {
-    const { cluster, backend, info } = await setup()
+const arrowBody = (bytes: Uint8Array) => ({ format: 'arrow' as const, bytes })
+const jsonBody = (value: unknown) => ({ format: 'json' as const, bytes: Buffer.from(JSON.stringify(value)) })
+
+describe.each([0, 1])('SdkBackend body appends, %i encoder threads', threads => {
+  it('appends an exactly matching Arrow stream as log batches, and declines other streams', async () => {
+    const { cluster, backend, info } = await setup(threads)
     const stream = writeArrowStream(schema.rowType, [batch([1, 2]), batch([3])])
-    const prepared = await backend.prepareArrowAppend(ctx, info, stream, limits)
+    const prepared = await backend.prepareBodyAppend(ctx, info, arrowBody(stream), limits)
     expect(prepared?.rowCount).toBe(3)
     expect(cluster.stats.produceRequests).toBe(0)
     expect(await prepared?.write(ctx)).toEqual({ failures: [] })
@@ -70,8 +76,32 @@ describe('SdkBackend Arrow appends', () => {
       writeArrowStream(schema.rowType, []), // no rows
     ]
     for (const body of declined)
-      expect(await backend.prepareArrowAppend(ctx, info, body, limits)).toBeUndefined()
-    expect(await backend.prepareArrowAppend(ctx, info, stream, { ...limits, maxRows: 2 })).toBeUndefined()
+      expect(await backend.prepareBodyAppend(ctx, info, arrowBody(body), limits)).toBeUndefined()
+    expect(
+      await backend.prepareBodyAppend(ctx, info, arrowBody(stream), { ...limits, maxRows: 2 }),
+    ).toBeUndefined()
+  })
+
+  it('encodes JSON rows into compressed log batches, and declines bodies it cannot take', async () => {
+    const { cluster, backend, info } = await setup(threads)
+    const rows = Array.from({ length: 40 }, (_, i) => ({ id: i, msg: `m${i}` }))
+    const prepared = await backend.prepareBodyAppend(ctx, info, jsonBody({ rows }), limits)
+    expect(prepared?.rowCount).toBe(40)
+    expect(cluster.stats.produceRequests).toBe(0)
+    expect(await prepared?.write(ctx)).toEqual({ failures: [] })
+    const log = cluster.state.log(info.tableId, 0)
+    expect(log.batches.map(b => readRecordBatchInfo(b.batch.arrowPayload()).compression)).toEqual(['ZSTD'])
+    expect(log.rows(info.rowType)).toEqual(rows.map(r => [r.id, r.msg]))
+    const declined = [
+      { rows: [{ id: 'one', msg: 'x' }] }, // a wrong type: the general path words the error
+      { rows: [{ msg: 'no id' }] }, // a NOT NULL column missing
+      { rows: [{ id: 1, extra: true }] }, // no such column
+      { rows: [] },
+      { rows: Array.from({ length: 101 }, (_, i) => ({ id: i })) }, // above maxRows
+    ]
+    for (const body of declined)
+      expect(await backend.prepareBodyAppend(ctx, info, jsonBody(body), limits)).toBeUndefined()
+    expect(log.batches).toHaveLength(1)
   })
 })
 

@@ -1,11 +1,27 @@
-import { Connection, type ValidatedArrowBatch, validateArrowStream } from '@sluice/client'
+import {
+  Connection,
+  encodedArrowBatch,
+  tableCompression,
+  type ValidatedArrowBatch,
+  validateArrowStream,
+} from '@sluice/client'
 import type { Row } from '@sluice/core'
-import type { Configuration } from '@sluice/core/config'
+import {
+  CLIENT_WRITER_BATCH_SIZE,
+  type Configuration,
+  GATEWAY_REST_WRITE_ENCODER_THREADS,
+} from '@sluice/core/config'
 import type { DatabaseDescriptor, TableDescriptor, TableInfo, TablePath } from '@sluice/core/metadata'
+import { AppendBodyEncoder } from '../codec/append-body-encoder.js'
 import type * as B from './gateway-backend.js'
 import { lookupKeys, prefixColumns, prefixLookupRows, readSnapshot } from './sdk-reads.js'
 import { scanLog } from './sdk-scan.js'
-import { DEFAULT_SDK_BACKEND_OPTIONS, OpenTables, type SdkBackendOptions } from './sdk-tables.js'
+import {
+  DEFAULT_SDK_BACKEND_OPTIONS,
+  type OpenTable,
+  OpenTables,
+  type SdkBackendOptions,
+} from './sdk-tables.js'
 import { LakeAccess, unionReadRows } from './sdk-union.js'
 import { writeArrowBatches, writeRows } from './sdk-write.js'
 import { unsupported } from './unsupported.js'
@@ -14,33 +30,55 @@ import { unsupported } from './unsupported.js'
  * The gateway backend over the TypeScript SDK: one Connection (created once per process or Lambda
  * container) for DDL, writes (AppendWriter, UpsertWriter), log scans (LogScanner), lookups and
  * prefix lookups (Lookuper), bounded snapshots (limit batch scans) and union reads of lake and log.
- * Table handles, writers and lookupers are kept per table and shared by requests. Arrow append
- * bodies whose schema is exactly the table's go to the cluster as log batches as they are
- * (`prepareArrowAppend`, AppendWriter.appendArrowBatches). Lake tiering status answers 501
- * `unsupported` until tiering reports it.
+ * Table handles, writers and lookupers are kept per table and shared by requests. Append bodies
+ * that need no routing by row (JSON rows the direct reader takes, Arrow streams with exactly the
+ * table's schema) are encoded into compressed log batches by an AppendBodyEncoder (on worker
+ * threads: `gateway.rest.write.encoder-threads`) and appended whole (`prepareBodyAppend`,
+ * AppendWriter.appendArrowBatches). Lake tiering status answers 501 `unsupported` until tiering
+ * reports it.
  */
 export class SdkBackend implements B.GatewayBackend {
   readonly #tables: OpenTables
+  readonly #encoder: AppendBodyEncoder
+  readonly #batchBytes: number
 
   constructor(
     readonly connection: Connection,
     options: SdkBackendOptions = DEFAULT_SDK_BACKEND_OPTIONS,
     private readonly lake: LakeAccess = new LakeAccess(undefined),
+    encoding: { readonly encoder: AppendBodyEncoder; readonly batchBytes: number } = {
+      encoder: new AppendBodyEncoder(0),
+      batchBytes: CLIENT_WRITER_BATCH_SIZE.defaultValue as number,
+    },
   ) {
     this.#tables = new OpenTables(connection, options)
+    this.#encoder = encoding.encoder
+    this.#batchBytes = encoding.batchBytes
   }
 
   /**
    * Connects to the cluster named by `bootstrap.servers` in `config`; union reads find the lake
-   * under `sluice.blobstore.uri` when it is set.
+   * under `sluice.blobstore.uri` when it is set; append bodies are encoded on
+   * `gateway.rest.write.encoder-threads` worker threads, in log batches of up to
+   * `client.writer.batch-size` uncompressed bytes.
    */
   static async connect(config: Configuration, options?: SdkBackendOptions): Promise<SdkBackend> {
-    return new SdkBackend(await Connection.create(config), options, LakeAccess.fromConfig(config))
+    const encoding = {
+      encoder: new AppendBodyEncoder(config.get(GATEWAY_REST_WRITE_ENCODER_THREADS)),
+      batchBytes: config.get(CLIENT_WRITER_BATCH_SIZE),
+    }
+    try {
+      return new SdkBackend(await Connection.create(config), options, LakeAccess.fromConfig(config), encoding)
+    } catch (e) {
+      await encoding.encoder.close()
+      throw e
+    }
   }
 
   /** Flushes open writers and closes the connection. */
   async close(): Promise<void> {
     this.#tables.clear()
+    await this.#encoder.close()
     await this.lake.close()
     await this.connection.close()
   }
@@ -108,37 +146,36 @@ export class SdkBackend implements B.GatewayBackend {
     )
   }
 
-  async prepareArrowAppend(
+  async prepareBodyAppend(
     _ctx: B.BackendContext,
     info: TableInfo,
-    stream: Uint8Array,
-    limits: B.ArrowAppendLimits,
-  ): Promise<B.PreparedArrowAppend | undefined> {
+    body: B.AppendBody,
+    limits: B.BodyAppendLimits,
+  ): Promise<B.PreparedBodyAppend | undefined> {
     const open = await this.#tables.getExact(info)
-    let batches: ValidatedArrowBatch[]
-    try {
-      // Validated against the writer's own row type, so the writer takes the batches at once.
-      const rowType = open.table.getTableInfo().rowType
-      batches = validateArrowStream(stream, rowType, { maxUncompressedBytes: limits.maxUncompressedBytes })
-    } catch {
-      return undefined // not an exact match (or not valid): the row path decodes it and says why
+    // The writer's own table info, so the writer takes the batches at once.
+    const table = open.table.getTableInfo()
+    if (table.isPartitioned || table.hasBucketKey) {
+      // Rows may go to several buckets: JSON rows take the row path; an Arrow stream is validated
+      // here and the writer routes its batches (whole where their rows share a bucket).
+      return body.format === 'arrow' ? prepareArrowStream(open, table, body.bytes, limits) : undefined
     }
-    const rowCount = batches.reduce((sum, b) => sum + b.recordCount, 0)
-    if (rowCount === 0 || rowCount > limits.maxRows) return undefined
+    const result = await this.#encoder.encode({
+      format: body.format,
+      bytes: body.bytes,
+      tableKey: `${table.tableId}:${table.schemaId}`,
+      rowType: table.rowType,
+      compression: tableCompression(table),
+      maxRows: limits.maxRows,
+      maxJsonDepth: limits.maxJsonDepth,
+      maxUncompressedBytes: limits.maxUncompressedBytes,
+      batchBytes: this.#batchBytes,
+    })
+    if (result.kind !== 'encoded') return undefined
+    const batches = result.messages.map(m => encodedArrowBatch(m, table.rowType))
     return {
-      rowCount,
-      // Stored as the SDK stores rows: with the table's compression, whatever the body used.
-      write: ctx => {
-        const writer = open.appender()
-        const sink = {
-          appendArrowBatches: (b: readonly ValidatedArrowBatch[]) =>
-            writer.appendArrowBatches(b, {
-              tableCompression: true,
-              maxUncompressedBytes: limits.maxUncompressedBytes,
-            }),
-        }
-        return writeArrowBatches(sink, batches, ctx.signal)
-      },
+      rowCount: result.rowCount,
+      write: ctx => writeArrowBatches(open.appender(), batches, ctx.signal),
     }
   }
 
@@ -205,4 +242,29 @@ export class SdkBackend implements B.GatewayBackend {
     }
     return scanLog(this.#admin, open.table, request, ctx.signal, names)
   }
+}
+
+/** An Arrow stream with exactly the table's schema, validated here; its batches keep their codec. */
+function prepareArrowStream(
+  open: OpenTable,
+  table: TableInfo,
+  stream: Uint8Array,
+  limits: B.BodyAppendLimits,
+): B.PreparedBodyAppend | undefined {
+  let batches: ValidatedArrowBatch[]
+  try {
+    batches = validateArrowStream(stream, table.rowType, {
+      maxUncompressedBytes: limits.maxUncompressedBytes,
+    })
+  } catch {
+    return undefined // not an exact match (or not valid): the row path decodes it and says why
+  }
+  const rowCount = batches.reduce((sum, b) => sum + b.recordCount, 0)
+  if (rowCount === 0 || rowCount > limits.maxRows) return undefined
+  // Stored as the SDK stores rows: with the table's compression, whatever the body used.
+  const options = { tableCompression: true, maxUncompressedBytes: limits.maxUncompressedBytes }
+  const sink = {
+    appendArrowBatches: (b: readonly ValidatedArrowBatch[]) => open.appender().appendArrowBatches(b, options),
+  }
+  return { rowCount, write: ctx => writeArrowBatches(sink, batches, ctx.signal) }
 }

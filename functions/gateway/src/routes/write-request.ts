@@ -110,24 +110,23 @@ async function prepareWrite(
   kind: WriteKind,
   table: TableInfo,
 ): Promise<PreparedWrite> {
-  const direct = directJsonRows(deps, input, table, kind)
-  if (direct !== undefined) return () => writeAll(deps, input, table, kind, direct, undefined)
-  const named =
-    input.format === 'arrow'
-      ? (input.query.columns as string[] | undefined)
-      : (input.body as { columns?: string[] }).columns
-  const columns = kind === 'upsert' ? targetColumns(table, named) : undefined
-  if (kind === 'append' && input.format === 'arrow' && deps.backend.prepareArrowAppend) {
-    // An Arrow body matching the table exactly is appended without decoding rows.
-    const prepared = await deps.backend.prepareArrowAppend(input.ctx, table, input.bytes, {
-      maxRows: deps.limits.maxRows,
-      maxUncompressedBytes: deps.limits.maxRequestBytes,
-    })
+  if (kind === 'append' && input.format !== undefined && deps.backend.prepareBodyAppend) {
+    // A body that needs no row-by-row write is appended as log batches the backend encodes.
+    const prepared = await deps.backend.prepareBodyAppend(
+      input.ctx,
+      table,
+      { format: input.format, bytes: input.bytes },
+      {
+        maxRows: deps.limits.maxRows,
+        maxUncompressedBytes: deps.limits.maxRequestBytes,
+        maxJsonDepth: deps.limits.maxJsonDepth,
+      },
+    )
     if (prepared !== undefined) {
       return () =>
         runIdempotentWrite(deps.idempotency, input, prepared.rowCount, indexes => {
           if (indexes.length === prepared.rowCount) return prepared.write(input.ctx)
-          const rows = requestRows(deps, input, table, kind, columns)
+          const rows = requestRows(deps, input, table, kind, undefined)
           return deps.backend.append(
             input.ctx,
             table,
@@ -136,6 +135,13 @@ async function prepareWrite(
         })
     }
   }
+  const direct = directJsonRows(deps, input, table, kind)
+  if (direct !== undefined) return () => writeAll(deps, input, table, kind, direct, undefined)
+  const named =
+    input.format === 'arrow'
+      ? (input.query.columns as string[] | undefined)
+      : (input.body as { columns?: string[] }).columns
+  const columns = kind === 'upsert' ? targetColumns(table, named) : undefined
   const rows = requestRows(deps, input, table, kind, columns)
   if (rows.length === 0) throw invalidArgument('The request has no rows.')
   return () => writeAll(deps, input, table, kind, rows, columns)
