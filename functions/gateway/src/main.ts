@@ -19,9 +19,11 @@ async function main(): Promise<void> {
   console.log(
     `Sluice gateway listening on ${server.url} (bootstrap.servers=${config.get(BOOTSTRAP_SERVERS)})`,
   )
-  let stopping: Promise<void> | undefined
+  let stopping = false
   const stop = () => {
-    stopping ??= server
+    if (stopping) return
+    stopping = true
+    server
       .close()
       .then(() => backend.close())
       .then(
