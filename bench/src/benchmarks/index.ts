@@ -5,6 +5,7 @@ import { gatewayLookup } from './gateway-lookup.js'
 import { kvRecovery } from './kv-recovery.js'
 import { lakeLag } from './lake-lag.js'
 import { logAppend } from './log-append.js'
+import { logAppendCeiling } from './log-append-ceiling.js'
 import { pkLookup } from './pk-lookup.js'
 import { pkUpsert } from './pk-upsert.js'
 import { projectedScan } from './projected-scan.js'
@@ -17,6 +18,7 @@ import { tiering } from './tiering.js'
 export const BENCHMARKS: readonly Benchmark<any>[] = [
   arrowEncode,
   logAppend,
+  logAppendCeiling,
   sdkAppend,
   projectedScan,
   gatewayAppendJson,

@@ -143,6 +143,14 @@ describe('RocksDbKv with a row cache', () => {
     expect(cached?.buffer.byteLength).toBe(100)
   })
 
+  it('reads the stored meta from RocksDB, never from the cache', async () => {
+    const rocks = await openRocks(new KvRowCache(1 << 20))
+    await rocks.write([put(1)], { flushedOffset: 5, rowCount: 1, anchor: null })
+    expect(await rocks.readMeta()).toMatchObject({ flushedOffset: 5, rowCount: 1 })
+    await rocks.write([put(2)], { flushedOffset: 9, rowCount: 2, anchor: null })
+    expect(await rocks.readMeta()).toMatchObject({ flushedOffset: 9, rowCount: 2 })
+  })
+
   it('gives the cache up when the store closes', async () => {
     const cache = new KvRowCache(1 << 20)
     const rocks = await openRocks(cache)

@@ -216,8 +216,10 @@ export class RocksDbKv {
     this.#cache?.afterWrite(writes)
   }
 
+  /** The stored meta, read from RocksDB itself (the row cache holds user keys only). */
   async readMeta(): Promise<KvMeta | null> {
-    const [bytes] = await this.multiGet([META_KEY])
+    this.#checkOpen()
+    const [bytes] = await this.#read([META_KEY])
     return bytes === null ? null : decodeKvMeta(bytes)
   }
 
