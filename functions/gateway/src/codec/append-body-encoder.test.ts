@@ -103,6 +103,10 @@ describe('AppendBodyEncoder', () => {
     const e = encoder(1)
     const bad = { ...jsonRequest([1]), bytes: Buffer.from('{"rows":[{"id":"x"}]}') }
     expect(await e.encode(bad)).toEqual({ kind: 'declined' })
+    // A request that cannot be sent to the worker is declined too, and the worker still serves.
+    const uncloneable = { ...jsonRequest([1]), rowType: { ...rowType, check: () => true } }
+    expect(await e.encode(uncloneable)).toEqual({ kind: 'declined' })
+    expect((await e.encode(jsonRequest([1]))).kind).toBe('encoded')
     const big = Array.from({ length: 5000 }, (_, i) => i)
     const inFlight = e.encode(jsonRequest(big))
     await e.close()

@@ -118,7 +118,14 @@ class EncoderWorker {
       const bytes = new Uint8Array(request.bytes)
       this.#pending.set(id, { resolve })
       this.#worker.ref()
-      this.#worker.postMessage({ id, request: { ...request, bytes } }, [bytes.buffer])
+      try {
+        this.#worker.postMessage({ id, request: { ...request, bytes } }, [bytes.buffer])
+      } catch {
+        // Not sent (a value that cannot be cloned, a worker going away): the row path writes it.
+        this.#pending.delete(id)
+        if (this.#pending.size === 0) this.#worker.unref()
+        resolve(DECLINED)
+      }
     })
   }
 
