@@ -1,10 +1,4 @@
-import {
-  Connection,
-  encodedArrowBatch,
-  tableCompression,
-  type ValidatedArrowBatch,
-  validateArrowStream,
-} from '@sluice/client'
+import { Connection, encodedArrowBatch, tableCompression, type ValidatedArrowBatch } from '@sluice/client'
 import type { Row } from '@sluice/core'
 import {
   CLIENT_WRITER_BATCH_SIZE,
@@ -13,6 +7,7 @@ import {
 } from '@sluice/core/config'
 import type { DatabaseDescriptor, TableDescriptor, TableInfo, TablePath } from '@sluice/core/metadata'
 import { AppendBodyEncoder } from '../codec/append-body-encoder.js'
+import { exactArrowBatches, rowCountOf } from '../codec/append-body-encoding.js'
 import type * as B from './gateway-backend.js'
 import { lookupKeys, prefixColumns, prefixLookupRows, readSnapshot } from './sdk-reads.js'
 import { scanLog } from './sdk-scan.js'
@@ -251,20 +246,12 @@ function prepareArrowStream(
   stream: Uint8Array,
   limits: B.BodyAppendLimits,
 ): B.PreparedBodyAppend | undefined {
-  let batches: ValidatedArrowBatch[]
-  try {
-    batches = validateArrowStream(stream, table.rowType, {
-      maxUncompressedBytes: limits.maxUncompressedBytes,
-    })
-  } catch {
-    return undefined // not an exact match (or not valid): the row path decodes it and says why
-  }
-  const rowCount = batches.reduce((sum, b) => sum + b.recordCount, 0)
-  if (rowCount === 0 || rowCount > limits.maxRows) return undefined
+  const batches = exactArrowBatches(stream, table.rowType, limits)
+  if (batches === undefined) return undefined
   // Stored as the SDK stores rows: with the table's compression, whatever the body used.
   const options = { tableCompression: true, maxUncompressedBytes: limits.maxUncompressedBytes }
   const sink = {
     appendArrowBatches: (b: readonly ValidatedArrowBatch[]) => open.appender().appendArrowBatches(b, options),
   }
-  return { rowCount, write: ctx => writeArrowBatches(sink, batches, ctx.signal) }
+  return { rowCount: rowCountOf(batches), write: ctx => writeArrowBatches(sink, batches, ctx.signal) }
 }

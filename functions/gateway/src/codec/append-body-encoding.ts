@@ -1,4 +1,4 @@
-import { recompressValidatedBatch, validateArrowStream } from '@sluice/client'
+import { recompressValidatedBatch, type ValidatedArrowBatch, validateArrowStream } from '@sluice/client'
 import { ArrowBatchWriter, type ArrowCompressionInfo } from '@sluice/core/arrow'
 import type { RowType } from '@sluice/core/types'
 import { JsonBodyRowReader } from '../json/body-rows.js'
@@ -104,10 +104,34 @@ function encodeJson(request: AppendBodyRequest): AppendBodyResult {
 }
 
 function encodeArrow(request: AppendBodyRequest): AppendBodyResult {
+  const batches = exactArrowBatches(request.bytes, request.rowType, request)
+  if (batches === undefined) return DECLINED
   const limits = { maxUncompressedBytes: request.maxUncompressedBytes }
-  const batches = validateArrowStream(request.bytes, request.rowType, limits).filter(b => b.recordCount > 0)
-  const rowCount = batches.reduce((sum, b) => sum + b.recordCount, 0)
-  if (rowCount === 0 || rowCount > request.maxRows) return DECLINED
   const messages = batches.map(b => recompressValidatedBatch(b, request.compression, limits).message)
-  return { kind: 'encoded', messages, rowCount }
+  return { kind: 'encoded', messages, rowCount: rowCountOf(batches) }
+}
+
+/**
+ * The record batches of an Arrow IPC stream with exactly `rowType`'s columns, validated, without
+ * empty ones; undefined (never an error) when the stream is not such a stream, holds no rows or
+ * more than `maxRows`: the gateway's row path then decodes it and says what is wrong.
+ */
+export function exactArrowBatches(
+  stream: Uint8Array,
+  rowType: RowType,
+  limits: { readonly maxRows: number; readonly maxUncompressedBytes: number },
+): ValidatedArrowBatch[] | undefined {
+  let batches: ValidatedArrowBatch[]
+  try {
+    const options = { maxUncompressedBytes: limits.maxUncompressedBytes }
+    batches = validateArrowStream(stream, rowType, options).filter(b => b.recordCount > 0)
+  } catch {
+    return undefined
+  }
+  const rowCount = rowCountOf(batches)
+  return rowCount === 0 || rowCount > limits.maxRows ? undefined : batches
+}
+
+export function rowCountOf(batches: readonly ValidatedArrowBatch[]): number {
+  return batches.reduce((sum, b) => sum + b.recordCount, 0)
 }
