@@ -55,11 +55,10 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
   console.log(`local AWS: dynamodb=${aws.dynamo?.endpoint} blobs=${aws.blobStoreUri}`)
   for (const [id, t] of cluster.tablets) console.log(`tablet-server ${id}: ${t.host}:${t.port}`)
   console.log(`logs: ${options.dataDir}/logs`)
-  const gateway =
-    options.gatewayListen === undefined ? undefined : await cluster.startGateway(options.gatewayListen)
+  if (options.gatewayListen !== undefined) await cluster.startGateway(options.gatewayListen)
   const tiering = await startTiering(cluster, options.tieringIntervalMs)
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  if (gateway) console.log(`gateway=http://${gateway.host}:${gateway.port}`)
+  if (cluster.gatewayUrl !== undefined) console.log(`gateway=${cluster.gatewayUrl}`)
   console.log(`bootstrap.servers=${cluster.bootstrapServers}`)
   await new Promise<void>(resolveStop => {
     let stopping = false

@@ -28,8 +28,8 @@ let base: string
 beforeAll(async () => {
   await initArrowCodecs()
   tc = await startReadyCluster({ tabletServers: 1, prefix: 'sluice-it-gateway' })
-  const gateway = await tc.cluster.startGateway('127.0.0.1:0')
-  base = `http://${gateway.host}:${gateway.port}/v1`
+  await tc.cluster.startGateway('127.0.0.1:0')
+  base = `${tc.cluster.gatewayUrl}/v1`
   connection = await connect(tc.cluster)
 }, 120_000)
 

@@ -34,7 +34,7 @@ export async function startGatewayBench(
     const path = await createBenchTable(bench.connection, descriptor)
     const table = await bench.connection.getTable(path)
     const gateway = await bench.cluster.startGateway('127.0.0.1:0', clientConfig)
-    const url = `http://${gateway.host}:${gateway.port}`
+    const url = bench.cluster.gatewayUrl
     return {
       bench,
       gateway,

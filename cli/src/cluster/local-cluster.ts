@@ -83,6 +83,12 @@ export class LocalCluster {
       .join(',')
   }
 
+  /** `http://host:port` of the running gateway, or undefined. */
+  get gatewayUrl(): string | undefined {
+    const g = this.gateway
+    return g?.running ? `http://${g.host}:${g.port}` : undefined
+  }
+
   get dataDir(): string {
     return this.options.dataDir
   }
@@ -158,7 +164,7 @@ export class LocalCluster {
   /**
    * Starts the HTTP gateway (functions/gateway/dist/main.js) as a process of its own, on `listen`
    * (`host:port`, port 0 = any free port), connected to this cluster; `config` adds gateway and
-   * client options. Its URL is `http://<gateway.host>:<gateway.port>`.
+   * client options. Its URL is then `gatewayUrl`.
    */
   async startGateway(listen: string, config: Readonly<Record<string, string>> = {}): Promise<ServerProcess> {
     if (this.gateway?.running) throw new Error('the gateway is already running')
