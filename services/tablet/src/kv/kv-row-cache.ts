@@ -164,22 +164,20 @@ export class KvRowCacheSegment {
     return this.cache.size === 0
   }
 
-  /** Caches values read from RocksDB when no write completed since `epoch` (`writeEpoch` then). */
-  cacheRead(epoch: number, ids: readonly string[], values: readonly (Buffer | null)[]): void {
-    if (this.#closed || epoch !== this.#writeEpoch) return
-    for (let i = 0; i < ids.length; i++) {
-      const value = values[i]
-      if (value !== null) this.cache.set(ids[i], value)
-    }
-  }
-
-  /** Like `cacheRead`, for values read by key (ids made only for the keys found). */
-  cacheFound(epoch: number, keys: readonly Buffer[], values: readonly (Buffer | null)[]): void {
-    this.cache.noteMisses(keys.length)
+  /**
+   * Caches the values found by a RocksDB read of `keys` when no write completed since `epoch`
+   * (`writeEpoch` when the read began). `ids`: the keys' ids, when the caller has made them.
+   */
+  cacheRead(
+    epoch: number,
+    keys: readonly Buffer[],
+    values: readonly (Buffer | null)[],
+    ids?: readonly string[],
+  ): void {
     if (this.#closed || epoch !== this.#writeEpoch) return
     for (let i = 0; i < keys.length; i++) {
       const value = values[i]
-      if (value !== null) this.cache.set(this.id(keys[i]), value)
+      if (value !== null) this.cache.set(ids?.[i] ?? this.id(keys[i]), value)
     }
   }
 

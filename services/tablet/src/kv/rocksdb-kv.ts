@@ -172,8 +172,9 @@ export class RocksDbKv {
     const epoch = cache.writeEpoch
     const missed = misses
     const missedIds = ids
-    return this.#read(missed.length === keys.length ? keys : missed.map(i => keys[i])).then(read => {
-      cache.cacheRead(epoch, missedIds, read)
+    const missedKeys = missed.length === keys.length ? keys : missed.map(i => keys[i])
+    return this.#read(missedKeys).then(read => {
+      cache.cacheRead(epoch, missedKeys, read, missedIds)
       for (let k = 0; k < missed.length; k++) values[missed[k]] = read[k]
       return values
     })
@@ -182,8 +183,9 @@ export class RocksDbKv {
   /** Reads every key from RocksDB, caching what it finds (the cache holds none of them). */
   #readAndCache(cache: KvRowCacheSegment, keys: readonly Buffer[]): Promise<(Buffer | null)[]> {
     const epoch = cache.writeEpoch
+    cache.cache.noteMisses(keys.length)
     return this.#read(keys).then(values => {
-      cache.cacheFound(epoch, keys, values)
+      cache.cacheRead(epoch, keys, values)
       return values
     })
   }
