@@ -1,4 +1,9 @@
-import { BOOTSTRAP_SERVERS, FLUSS_CONF_ENV, loadServerConfig } from '@sluice/core/config'
+import {
+  BOOTSTRAP_SERVERS,
+  FLUSS_CONF_ENV,
+  loadServerConfig,
+  stopOnSignalsOrParentExit,
+} from '@sluice/core/config'
 import { SdkBackend } from './backend/sdk-backend.js'
 import { startGatewayServer } from './server.js'
 
@@ -34,14 +39,7 @@ async function main(): Promise<void> {
         },
       )
   }
-  process.once('SIGTERM', stop)
-  process.once('SIGINT', stop)
-  // Started by a local cluster: stop when the parent goes away (its end of our stdin closes).
-  if (process.env.SLUICE_EXIT_WITH_PARENT === '1') {
-    process.stdin.on('end', stop)
-    process.stdin.on('error', stop)
-    process.stdin.resume()
-  }
+  stopOnSignalsOrParentExit(stop)
 }
 
 main().catch(e => {

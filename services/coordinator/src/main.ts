@@ -4,6 +4,7 @@ import {
   SLUICE_METASTORE_ENDPOINT,
   SLUICE_METASTORE_REGION,
   SLUICE_METASTORE_TABLE,
+  stopOnSignalsOrParentExit,
 } from '@sluice/core/config'
 import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
 import type { CoordinatorLogger } from './clock.js'
@@ -56,14 +57,7 @@ async function main(): Promise<void> {
       process.exit(1)
     }
   }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
-  // Started by a local cluster: stop when the parent goes away (its end of our stdin closes).
-  if (process.env.SLUICE_EXIT_WITH_PARENT === '1') {
-    process.stdin.on('end', () => void stop('parent exit'))
-    process.stdin.on('error', () => void stop('parent exit'))
-    process.stdin.resume()
-  }
+  stopOnSignalsOrParentExit(stop)
 }
 
 main().catch(e => {

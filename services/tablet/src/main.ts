@@ -13,6 +13,7 @@ import {
   SLUICE_METASTORE_ENDPOINT,
   SLUICE_METASTORE_REGION,
   SLUICE_METASTORE_TABLE,
+  stopOnSignalsOrParentExit,
 } from '@sluice/core/config'
 import type { MetaStore } from '@sluice/core/metastore'
 import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
@@ -109,14 +110,7 @@ async function main(): Promise<void> {
         },
       )
   }
-  process.on('SIGTERM', () => stop('SIGTERM'))
-  process.on('SIGINT', () => stop('SIGINT'))
-  // Started by a local cluster: stop when the parent goes away (its end of our stdin closes).
-  if (process.env.SLUICE_EXIT_WITH_PARENT === '1') {
-    process.stdin.on('end', () => stop('parent exit'))
-    process.stdin.on('error', () => stop('parent exit'))
-    process.stdin.resume()
-  }
+  stopOnSignalsOrParentExit(stop)
 }
 
 main().catch(e => {
