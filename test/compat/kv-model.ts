@@ -1,3 +1,4 @@
+import type { Prng } from '../it/support/prng.js'
 import type { Canonical, ColumnSpec } from './canonical.js'
 import type { KvOp } from './drivers/driver.js'
 import { rowOf } from './expect-log.js'
@@ -95,24 +96,13 @@ export function driverOps(batches: readonly (readonly ModelOp[])[]): KvOp[] {
   ])
 }
 
-/** mulberry32: a small seeded generator, so that a failing sequence can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /**
  * Random batches over a few keys: upserts (with random versions, NULL included) and deletes,
  * so that inserts, updates, lower versions, deletes of absent keys and no-change batches mix.
  */
-export function randomBatches(random: () => number, count: number, keys = 4): ModelOp[][] {
-  const pick = (n: number) => Math.floor(random() * n)
+export function randomBatches(prng: Prng, count: number, keys = 4): ModelOp[][] {
+  const random = () => prng.next()
+  const pick = (n: number) => prng.int(0, n - 1)
   return Array.from({ length: count }, (_, b) =>
     Array.from({ length: 1 + pick(3) }, (_, i) => ({
       op: random() < 0.6 ? ('upsert' as const) : ('delete' as const),

@@ -1,6 +1,7 @@
 import { Catalog } from '@sluice/core/catalog'
 import { describe, expect } from 'vitest'
 import { waitUntil } from '../harness/wait.js'
+import { Prng } from '../it/support/prng.js'
 import type { Driver, LogRecordOut } from './drivers/driver.js'
 import { rowOf } from './expect-log.js'
 import { itWhenServed } from './features.js'
@@ -13,7 +14,6 @@ import {
   type ModelEngine,
   type ModelOp,
   randomBatches,
-  seededRandom,
 } from './kv-model.js'
 
 /**
@@ -192,7 +192,7 @@ describe('property: random write sequences read back by the Java client with the
     for (const engine of engines) {
       const seed = baseSeed + n++
       kvIt(`${format}, ${engine} (seed ${seed})`, async () => {
-        const batches = randomBatches(seededRandom(seed), 24)
+        const batches = randomBatches(new Prng(seed), 24)
         await writeAndCheck(
           `random_${format}_${engine}`.toLowerCase().replace(/-/g, '_'),
           engine,
