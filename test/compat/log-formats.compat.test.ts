@@ -147,6 +147,20 @@ describe('COMPACTED log format', () => {
   )
 })
 
+describe('log tables in the row formats', () => {
+  for (const format of ['COMPACTED', 'INDEXED'] as const) {
+    kvIt(`a ${format} log table: Java appends and reads the rows back as +A at dense offsets`, async () => {
+      const table = `log_${format.toLowerCase()}`
+      const properties = { 'table.log.format': format }
+      await env.java.createTable(db, table, { columns: MODEL_COLUMNS, buckets: 1, properties })
+      const rows = [m(1, 1, 'a'), m(2, null, null), m(3, 3, 'c')]
+      await env.java.append(db, table, rows)
+      const read = byOffset(await env.java.changelog(db, table, rows.length))
+      expect(read).toEqual(rows.map((row, offset) => ({ offset, change: '+A', row })))
+    })
+  }
+})
+
 describe('writes without changes take one offset each (empty batches)', () => {
   const cases: [string, ModelEngine, ModelOp[][]][] = [
     ['delete of an absent key', 'default', [[up(1, 1, 'a')], [del(5)], [del(6), del(7)], [up(2, 1, 'b')]]],
