@@ -15,7 +15,7 @@ import {
   validateDatabaseName,
   validateTablePath,
 } from '@sluice/core/metadata'
-import type { ServerNode } from '../metadata/cluster.js'
+import type { BucketLocation, ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { listBucketOffsets, type OffsetSpec } from './list-offsets.js'
 import {
@@ -191,6 +191,33 @@ export class Admin {
         ? { tablePath: path, tableId: info.tableId }
         : { tablePath: path, tableId: info.tableId, partitionId }
     return listBucketOffsets(this.#metadata, target, buckets, spec, this.#requestTimeoutMs)
+  }
+
+  /**
+   * Where every bucket of the table (or partition) lives, from fresh metadata: leader, leader epoch
+   * and replicas (`leader` undefined while none is elected).
+   */
+  async getBucketLocations(path: TablePath, partitionName?: string): Promise<BucketLocation[]> {
+    const info = await this.getTableInfo(path)
+    const partitionId = await this.#partitionId(info, partitionName)
+    const cluster = await this.#metadata.update({
+      tables: [path],
+      ...(partitionName === undefined ? {} : { partitions: [{ tablePath: path, partitionName }] }),
+    })
+    return Array.from(
+      { length: info.numBuckets },
+      (_, bucket) =>
+        cluster.bucketLocation({
+          tableId: info.tableId,
+          bucket,
+          ...(partitionId === undefined ? {} : { partitionId }),
+        }) ?? {
+          bucket,
+          leader: undefined,
+          leaderEpoch: undefined,
+          replicas: [],
+        },
+    )
   }
 
   async #partitionId(info: TableInfo, partitionName: string | undefined): Promise<number | undefined> {
