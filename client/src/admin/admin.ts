@@ -15,6 +15,7 @@ import {
   validateDatabaseName,
   validateTablePath,
 } from '@sluice/core/metadata'
+import { type DataType, dataTypeToJson } from '@sluice/core/types'
 import type { BucketLocation, ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { listBucketOffsets, type OffsetSpec } from './list-offsets.js'
@@ -38,6 +39,17 @@ const pbPath = (p: TablePath) => ({ databaseName: p.databaseName, tableName: p.t
  * coordinator named in the metadata; read-only calls go to any server. Every failure is a FlussError
  * carrying the server's Fluss error code.
  */
+/** What `alterTable` changes. */
+export interface TableChanges {
+  readonly set?: Readonly<Record<string, string>>
+  readonly reset?: readonly string[]
+  readonly addColumns?: readonly {
+    readonly name: string
+    readonly type: DataType
+    readonly comment?: string
+  }[]
+}
+
 export class Admin {
   readonly #metadata: MetadataUpdater
   readonly #requestTimeoutMs: number
@@ -104,6 +116,35 @@ export class Admin {
       tableJson,
       ignoreIfExists,
     })
+  }
+
+  /**
+   * ALTER TABLE: sets (`set`) and resets (`reset`) table properties, adds nullable columns at the
+   * end (`addColumns`), as Fluss's `alterTable` with SET/DELETE config changes and LAST positions.
+   */
+  async alterTable(path: TablePath, changes: TableChanges, ignoreIfNotExists = false): Promise<void> {
+    await this.#metadata.requestCoordinator('ALTER_TABLE', {
+      tablePath: pbPath(path),
+      ignoreIfNotExists,
+      configChanges: [
+        ...Object.entries(changes.set ?? {}).map(([configKey, configValue]) => ({
+          configKey,
+          configValue,
+          opType: 0,
+        })),
+        ...(changes.reset ?? []).map(configKey => ({ configKey, opType: 1 })),
+      ],
+      addColumns: (changes.addColumns ?? []).map(c => ({
+        columnName: c.name,
+        dataTypeJson: Buffer.from(dataTypeToJson(c.type)),
+        ...(c.comment === undefined ? {} : { comment: c.comment }),
+        columnPositionType: 0,
+      })),
+      dropColumns: [],
+      renameColumns: [],
+      modifyColumns: [],
+    })
+    this.#metadata.forgetTable(path)
   }
 
   async dropTable(path: TablePath, ignoreIfNotExists = false): Promise<void> {
