@@ -18,7 +18,10 @@ export function buildProgram(io: Io): Command {
     .option('-p, --property <key=value>', 'a client property, e.g. a security option (repeat)', collect)
     .option('-c, --config <file>', 'client properties from a file (YAML key: value, or key=value lines)')
     .addOption(
-      new Option('-o, --output <format>', 'table or json').choices(['table', 'json']).default('table'),
+      new Option(
+        '-o, --output <format>',
+        'table or json (default: table; tail and scan: JSON lines)',
+      ).choices(['table', 'json']),
     )
     .showHelpAfterError()
     .exitOverride()

@@ -53,7 +53,8 @@ describe('Prometheus metrics of a local cluster', () => {
       expect(s.has('nodejs_heap_size_used_bytes')).toBe(true)
       expect(s.text).toContain(`server_id="${t.options.name.split('-').pop()}"`)
     }
-    const other = await fetch((tc.cluster.coordinators[0]?.metricsUrl as string).replace('/metrics', '/x'))
+    const coordinatorUrl = tc.cluster.coordinators[0]?.metricsUrl ?? ''
+    const other = await fetch(coordinatorUrl.replace('/metrics', '/x'))
     expect(other.status).toBe(404)
   })
 
