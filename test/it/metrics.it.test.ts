@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type { Connection } from '@sluice/client'
 import { Schema, TableDescriptor, type TablePath } from '@sluice/core/metadata'
 import { DataTypes } from '@sluice/core/types'
@@ -169,7 +170,22 @@ describe('Prometheus metrics of a local cluster', () => {
     expect((await scrape(url)).value(`${TS}isrExpands_total`)).toBeGreaterThan(expandsBefore)
   })
 
+  it('every metric the Grafana dashboard charts is served by a process of the cluster', async () => {
+    const dashboard = readFileSync(
+      new URL('../../docs/grafana/sluice-dashboard.json', import.meta.url),
+      'utf8',
+    )
+    const charted = new Set(dashboard.match(/fluss_(?:coordinator|tabletserver|gateway)_\w+/g) ?? [])
+    if (tc.cluster.gateway === undefined) await tc.cluster.startGateway('127.0.0.1:0')
+    const texts = await Promise.all(tc.cluster.metricsEndpoints.map(async e => (await scrape(e.url)).text))
+    const served = texts.join('\n')
+    const missing = [...charted].filter(name => !served.includes(`# TYPE ${name.replace(/_bucket$/, '')} `))
+    expect(missing).toEqual([])
+  })
+
   it('the gateway serves its request metrics', async () => {
+    if (tc.cluster.gateway !== undefined) await tc.cluster.gateway.stop()
+    tc.cluster.gateway = undefined
     await tc.cluster.startGateway('127.0.0.1:0')
     const url = tc.cluster.gateway?.metricsUrl as string
     const health = await fetch(`${tc.cluster.gatewayUrl}/v1/databases`, {
