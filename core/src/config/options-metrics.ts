@@ -51,7 +51,7 @@ export const LOG_LEVEL = option('log.level')
   )
   .default('info')
   .description(
-    "Lowest level of log lines written, for every component or per component: 'warn,kv-snapshot=debug' writes warnings and errors, and everything from the KV snapshot component. Components: coordinator, tablet-server, rpc, replica, kv, kv-snapshot, remote-log, gateway, tiering, local.",
+    "Lowest level of log lines written, for every component or per component: 'warn,kv-snapshot=debug' writes warnings and errors, and everything from the KV snapshot component. Components: coordinator, tablet-server, rpc, replica, kv-snapshot, remote-log, gateway, tiering.",
   )
 
 export const SLUICE_LOG_FORMAT = option('sluice.log.format')
