@@ -41,6 +41,23 @@ describe('the sluice binary against a local cluster', () => {
     return r
   }
   const json = async (...args: string[]) => JSON.parse((await ok('--output', 'json', ...args)).stdout)
+  /** A log table of the CSV files' columns. */
+  const createEvents = (name: string, buckets = 1) =>
+    ok(
+      'table',
+      'create',
+      `${db}.${name}`,
+      '--column',
+      'id:BIGINT',
+      '--column',
+      'name:STRING',
+      '--column',
+      'amount:DOUBLE',
+      '--column',
+      'ts:TIMESTAMP(3)',
+      '--buckets',
+      String(buckets),
+    )
 
   beforeAll(async () => {
     tc = await startReadyCluster({
@@ -145,21 +162,7 @@ describe('the sluice binary against a local cluster', () => {
   })
 
   it('produces a 100,000-row CSV file that tail reads back whole; offsets add up', async () => {
-    await ok(
-      'table',
-      'create',
-      `${db}.csv_events`,
-      '--column',
-      'id:BIGINT',
-      '--column',
-      'name:STRING',
-      '--column',
-      'amount:DOUBLE',
-      '--column',
-      'ts:TIMESTAMP(3)',
-      '--buckets',
-      '2',
-    )
+    await createEvents('csv_events', 2)
     const file = join(dir, 'events.csv')
     writeFileSync(file, csvOf(0, ROWS))
     const produced = await ok('produce', `${db}.csv_events`, '--file', file)
@@ -219,19 +222,7 @@ describe('the sluice binary against a local cluster', () => {
   })
 
   it('a bad file reports line numbers and writes none of its failed batch', async () => {
-    await ok(
-      'table',
-      'create',
-      `${db}.bad`,
-      '--column',
-      'id:BIGINT',
-      '--column',
-      'name:STRING',
-      '--column',
-      'amount:DOUBLE',
-      '--column',
-      'ts:TIMESTAMP(3)',
-    )
+    await createEvents('bad')
     const bad = new Map([
       [1500, '1500,x,not-a-number,2026-01-01T00:00:00'],
       [1700, 'oops,y,1,2026-01-01T00:00:00'],
@@ -247,19 +238,7 @@ describe('the sluice binary against a local cluster', () => {
     const offsets = await json('offsets', `${db}.bad`)
     expect(offsets[0].latest).toBe(1000) // the first batch only
 
-    await ok(
-      'table',
-      'create',
-      `${db}.tolerant`,
-      '--column',
-      'id:BIGINT',
-      '--column',
-      'name:STRING',
-      '--column',
-      'amount:DOUBLE',
-      '--column',
-      'ts:TIMESTAMP(3)',
-    )
+    await createEvents('tolerant')
     const tolerant = await run(
       'produce',
       `${db}.tolerant`,
@@ -325,19 +304,7 @@ describe('the sluice binary against a local cluster', () => {
   })
 
   it.skipIf(!hasScript())('shows a progress bar on a terminal, and plain lines when piped', async () => {
-    await ok(
-      'table',
-      'create',
-      `${db}.progress`,
-      '--column',
-      'id:BIGINT',
-      '--column',
-      'name:STRING',
-      '--column',
-      'amount:DOUBLE',
-      '--column',
-      'ts:TIMESTAMP(3)',
-    )
+    await createEvents('progress')
     const file = join(dir, 'progress.csv')
     writeFileSync(file, csvOf(0, 50_000))
     const terminal = await sluiceOnTerminal(

@@ -1,5 +1,5 @@
 import { Decimal, Timestamp, type Value } from '@sluice/core/row'
-import { type DataType, DataTypes } from '@sluice/core/types'
+import { type DataType, parseTypeString } from '@sluice/core/types'
 
 /**
  * Values as the CLI reads and writes them: CSV cells and `key=value` arguments as text, JSON lines
@@ -151,53 +151,14 @@ export function valueToJson(type: DataType, v: Value): unknown {
   }
 }
 
-const SIMPLE: Record<string, () => DataType> = {
-  BOOLEAN: DataTypes.BOOLEAN,
-  TINYINT: DataTypes.TINYINT,
-  SMALLINT: DataTypes.SMALLINT,
-  INT: DataTypes.INT,
-  INTEGER: DataTypes.INT,
-  BIGINT: DataTypes.BIGINT,
-  FLOAT: DataTypes.FLOAT,
-  DOUBLE: DataTypes.DOUBLE,
-  STRING: DataTypes.STRING,
-  BYTES: DataTypes.BYTES,
-  DATE: DataTypes.DATE,
-}
-
 /**
- * A column type as written on the command line: `BIGINT`, `STRING NOT NULL`, `DECIMAL(10,2)`,
- * `CHAR(3)`, `BINARY(16)`, `TIME(3)`, `TIMESTAMP(6)`, `TIMESTAMP_LTZ(3)`, `ARRAY<INT>`.
+ * A column type as written on the command line, in Fluss's type notation: `BIGINT`,
+ * `STRING NOT NULL`, `DECIMAL(10, 2)`, `TIMESTAMP_LTZ(3)`, `ARRAY<INT>`.
  */
 export function parseColumnType(text: string): DataType {
-  const t = text.trim().toUpperCase()
-  const notNull = /\s+NOT\s+NULL$/.test(t)
-  const base = t.replace(/\s+NOT\s+NULL$/, '').replace(/\s+/g, '')
-  const type = baseType(base, text)
-  return notNull ? { ...type, nullable: false } : type
-}
-
-function baseType(t: string, text: string): DataType {
-  const simple = SIMPLE[t]
-  if (simple) return simple()
-  const array = t.match(/^ARRAY<(.+)>$/)
-  if (array) return DataTypes.ARRAY(parseColumnType(array[1] as string))
-  const m = t.match(/^([A-Z_]+)\((\d+)(?:,(\d+))?\)$/)
-  const n = Number(m?.[2])
-  switch (m?.[1] ?? t) {
-    case 'DECIMAL':
-      return DataTypes.DECIMAL(m ? n : 10, m?.[3] === undefined ? 0 : Number(m[3]))
-    case 'CHAR':
-      return DataTypes.CHAR(m ? n : 1)
-    case 'BINARY':
-      return DataTypes.BINARY(m ? n : 1)
-    case 'TIME':
-      return DataTypes.TIME(m ? n : 0)
-    case 'TIMESTAMP':
-      return DataTypes.TIMESTAMP(m ? n : 6)
-    case 'TIMESTAMP_LTZ':
-      return DataTypes.TIMESTAMP_LTZ(m ? n : 6)
-    default:
-      throw new ValueError(`unknown column type '${text}'`)
+  try {
+    return parseTypeString(text)
+  } catch (e) {
+    throw new ValueError((e as Error).message)
   }
 }
