@@ -5,7 +5,6 @@ import { registerLakeCommands } from './commands/lake-commands.js'
 import { registerProduce } from './commands/produce.js'
 import { registerReadCommands } from './commands/read-commands.js'
 import { registerTableCommands } from './commands/table-commands.js'
-import { localModeOptions, runLocal } from './local.js'
 
 const collect = (value: string, previous: string[] = []) => [...previous, value]
 
@@ -31,7 +30,11 @@ export function buildProgram(io: Io): Command {
     .description(
       'run a local cluster (local AWS, a coordinator, tablet servers, gateway, tiering) until Ctrl-C; npm start',
     )
-    .action(() => runLocal(localModeOptions(io.env, process.cwd())))
+    .action(async () => {
+      // Loaded only here: the local cluster pulls in local AWS and every service.
+      const { localModeOptions, runLocal } = await import('./local.js')
+      await runLocal(localModeOptions(io.env, process.cwd()))
+    })
   registerAdminCommands(program, io)
   registerTableCommands(program, io)
   registerProduce(program, io)

@@ -1,14 +1,6 @@
 import type { Connection } from '@sluice/client'
-import {
-  blobStoreLakeSource,
-  hintedMetadataLocation,
-  type LakeSource,
-  lakeTableLocation,
-  loadLakeSnapshot,
-  snapshotFiles,
-  unionScan,
-} from '@sluice/client/union'
-import { type BlobStore, createBlobStore } from '@sluice/core/blobstore'
+import type { LakeSource } from '@sluice/client/union'
+import type { BlobStore } from '@sluice/core/blobstore'
 import type { TablePath } from '@sluice/core/metadata'
 import type { Command } from 'commander'
 import {
@@ -37,6 +29,8 @@ async function lakeSource(o: Opts, io: Io): Promise<{ source: LakeSource; store:
   const conf = clientConfig(o, io.env)
   const uri = conf['sluice.blobstore.uri']
   if (uri === undefined) return { source: NO_LAKE, store: undefined }
+  const { createBlobStore } = await import('@sluice/core/blobstore')
+  const { blobStoreLakeSource } = await import('@sluice/client/union')
   const store = await createBlobStore(uri, {
     ...(conf['sluice.blobstore.endpoint'] ? { endpoint: conf['sluice.blobstore.endpoint'] } : {}),
     ...(conf['sluice.aws.region'] ? { region: conf['sluice.aws.region'] } : {}),
@@ -46,6 +40,9 @@ async function lakeSource(o: Opts, io: Io): Promise<{ source: LakeSource; store:
 }
 
 async function lakeStatus(c: Connection, path: TablePath, source: LakeSource) {
+  const { hintedMetadataLocation, lakeTableLocation, loadLakeSnapshot, snapshotFiles } = await import(
+    '@sluice/client/union'
+  )
   const admin = c.getAdmin()
   const info = await admin.getTableInfo(path)
   const location = lakeTableLocation(source, path)
@@ -114,6 +111,7 @@ export function registerLakeCommands(program: Command, io: Io): void {
           const limit = o.limit === undefined ? Number.POSITIVE_INFINITY : Number(o.limit)
           let n = 0
           if (limit <= 0) return
+          const { unionScan } = await import('@sluice/client/union')
           for await (const r of unionScan(c, path, { lake: source })) {
             const row = rowJson(columns, r.row)
             io.out(
