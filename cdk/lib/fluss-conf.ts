@@ -9,6 +9,8 @@ import {
   SLUICE_BLOBSTORE_URI,
   SLUICE_METASTORE_REGION,
   SLUICE_METASTORE_TABLE,
+  SLUICE_METRICS_EMF_INTERVAL,
+  SLUICE_METRICS_EMF_NAMESPACE,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
 import type { StageConfig } from './stages.js'
@@ -44,6 +46,9 @@ export function baseFlussConf(stage: StageConfig, resources: ClusterResources): 
     [SLUICE_BLOBSTORE_URI.key]: `s3://${resources.bucketName}`,
     [DEFAULT_REPLICATION_FACTOR.key]: String(defaultReplicationFactor(stage)),
     [DATALAKE_FORMAT.key]: 'iceberg',
+    // Metrics reach CloudWatch as embedded-metric-format lines in the task and function logs.
+    [SLUICE_METRICS_EMF_INTERVAL.key]: '60s',
+    [SLUICE_METRICS_EMF_NAMESPACE.key]: 'Sluice',
   }
 }
 

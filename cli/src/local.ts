@@ -1,7 +1,9 @@
 import { resolve } from 'node:path'
 import { Configuration } from '@sluice/core/config'
-import { type LocalTieringScheduler, startLocalTieringScheduler } from '@sluice/tiering'
-import { LocalCluster } from './cluster/index.js'
+import { createLogger } from '@sluice/core/log'
+import { type ProcessMetrics, startProcessMetrics } from '@sluice/core/metrics'
+import { type LocalTieringScheduler, startLocalTieringScheduler, TieringMetrics } from '@sluice/tiering'
+import { LOCAL_METRICS_CONFIG, LocalCluster } from './cluster/index.js'
 
 export interface LocalModeOptions {
   readonly dataDir: string
@@ -50,16 +52,24 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
     tabletServers: options.tabletServers,
     coordinatorPort: options.coordinatorPort,
     echo: options.echo,
+    metrics: true,
   })
   const aws = cluster.aws
   console.log(`local AWS: dynamodb=${aws.dynamo?.endpoint} blobs=${aws.blobStoreUri}`)
   for (const [id, t] of cluster.tablets) console.log(`tablet-server ${id}: ${t.host}:${t.port}`)
   console.log(`logs: ${options.dataDir}/logs`)
   if (options.gatewayListen !== undefined) await cluster.startGateway(options.gatewayListen)
-  const tiering = await startTiering(cluster, options.tieringIntervalMs)
+  const tieringMetrics =
+    options.tieringIntervalMs === 0
+      ? undefined
+      : await startProcessMetrics(Configuration.load({ ...LOCAL_METRICS_CONFIG }), { scope: 'tiering' })
+  const tiering = await startTiering(cluster, options.tieringIntervalMs, tieringMetrics)
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   if (cluster.gatewayUrl !== undefined) console.log(`gateway=${cluster.gatewayUrl}`)
   console.log(`bootstrap.servers=${cluster.bootstrapServers}`)
+  for (const { name, url } of cluster.metricsEndpoints) console.log(`${name}: metrics=${url}`)
+  if (tiering !== undefined && tieringMetrics?.endpoint)
+    console.log(`tiering: metrics=${tieringMetrics.endpoint.url}`)
   await new Promise<void>(resolveStop => {
     let stopping = false
     const stop = (signal: string) => {
@@ -67,6 +77,7 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
       stopping = true
       console.log(`\n${signal}: stopping ...`)
       Promise.resolve(tiering?.stop())
+        .then(() => tieringMetrics?.close())
         .then(() => cluster.stop())
         .then(() => console.log('stopped'))
         .catch(e => console.error('error while stopping:', e))
@@ -81,16 +92,20 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
 async function startTiering(
   cluster: LocalCluster,
   intervalMs: number,
+  metrics: ProcessMetrics | undefined,
 ): Promise<LocalTieringScheduler | undefined> {
   if (intervalMs === 0) return undefined
+  const logger = createLogger({ component: 'tiering', format: 'text' })
   return startLocalTieringScheduler({
+    ...(metrics === undefined ? {} : { observer: new TieringMetrics(metrics.registry) }),
     config: Configuration.load({ ...cluster.aws.config }),
     intervalMs,
     metaStore: cluster.aws.metaStore(),
     blobStore: cluster.aws.blobStore(),
     onPass: summary => {
       const rounds = summary.rounds ?? []
-      if (rounds.length > 0) console.log(`[tiering] ${JSON.stringify(rounds)}`)
+      for (const r of rounds) logger.info(`round ${r.status}`, { table: r.table, records: r.records ?? 0 })
+      if (summary.error !== undefined) logger.warn('tiering pass failed', { error: summary.error })
     },
   })
 }

@@ -6,6 +6,7 @@ import { kvRecovery } from './kv-recovery.js'
 import { lakeLag } from './lake-lag.js'
 import { logAppend } from './log-append.js'
 import { logAppendCeiling } from './log-append-ceiling.js'
+import { metricsPkLookup, metricsSdkAppend } from './metrics-overhead.js'
 import { pkLookup } from './pk-lookup.js'
 import { pkUpsert } from './pk-upsert.js'
 import { projectedScan } from './projected-scan.js'
@@ -31,4 +32,6 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   replication,
   replicationFailover,
   lakeLag,
+  metricsSdkAppend,
+  metricsPkLookup,
 ]

@@ -35,6 +35,14 @@ export interface LocalClusterOptions {
   readonly tabletConfig?: (id: number) => Readonly<Record<string, string>>
   readonly echo?: boolean
   readonly readyTimeoutMs?: number
+  /** Every server serves Prometheus metrics on a free port (`ServerProcess.metricsUrl`). */
+  readonly metrics?: boolean
+}
+
+/** The options that turn a server's Prometheus endpoint on, on any free loopback port. */
+export const LOCAL_METRICS_CONFIG: Readonly<Record<string, string>> = {
+  'metrics.reporters': 'prometheus',
+  'metrics.reporter.prometheus.port': '0',
 }
 
 /**
@@ -83,6 +91,12 @@ export class LocalCluster {
       .join(',')
   }
 
+  /** Every running server with its metrics URL (`name`, `url`), coordinators first. */
+  get metricsEndpoints(): { readonly name: string; readonly url: string }[] {
+    const all = [...this.coordinators, ...this.tablets.values(), ...(this.gateway ? [this.gateway] : [])]
+    return all.flatMap(p => (p.running && p.metricsUrl ? [{ name: p.options.name, url: p.metricsUrl }] : []))
+  }
+
   /** `http://host:port` of the running gateway, or undefined. */
   get gatewayUrl(): string | undefined {
     const g = this.gateway
@@ -106,6 +120,7 @@ export class LocalCluster {
       ...this.aws.config,
       // The lake format of the cluster: tables with table.datalake.enabled become Iceberg tables.
       'datalake.format': 'iceberg',
+      ...(this.options.metrics ? LOCAL_METRICS_CONFIG : {}),
       ...this.options.serverConfig,
     }
   }
@@ -170,6 +185,7 @@ export class LocalCluster {
     if (this.gateway?.running) throw new Error('the gateway is already running')
     const conf = {
       ...this.aws.config,
+      ...(this.options.metrics ? LOCAL_METRICS_CONFIG : {}),
       'bootstrap.servers': this.bootstrapServers,
       'gateway.rest.listen': listen,
       ...config,

@@ -6,6 +6,7 @@ import { COORDINATOR_OPTIONS } from './options-coordinator.js'
 import { GATEWAY_OPTIONS } from './options-gateway.js'
 import { KV_OPTIONS } from './options-kv.js'
 import { LOG_OPTIONS } from './options-log.js'
+import { METRICS_OPTIONS } from './options-metrics.js'
 import { RPC_OPTIONS } from './options-rpc.js'
 import { SCANNER_OPTIONS } from './options-scanner.js'
 import { SERVER_OPTIONS } from './options-server.js'
@@ -20,6 +21,7 @@ export * from './options-coordinator.js'
 export * from './options-gateway.js'
 export * from './options-kv.js'
 export * from './options-log.js'
+export * from './options-metrics.js'
 export * from './options-rpc.js'
 export * from './options-scanner.js'
 export * from './options-server.js'
@@ -38,6 +40,7 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   ...SCANNER_OPTIONS,
   ...GATEWAY_OPTIONS,
   ...SLUICE_OPTIONS,
+  ...METRICS_OPTIONS,
   ...RPC_OPTIONS,
   ...TABLET_OPTIONS,
   ...COORDINATOR_OPTIONS,
@@ -49,7 +52,7 @@ export const SCOPES: readonly OptionScope[] = ['table', 'cluster', 'server', 'cl
 export const TABLE_PROPERTY_PREFIX = 'table.'
 
 /**
- * Fluss 0.9.1 keys that Sluice reads no value from (ZooKeeper, JVM plugins, metrics reporters, Kafka
+ * Fluss 0.9.1 keys that Sluice reads no value from (ZooKeeper, JVM plugins, Kafka
  * protocol, thread-pool sizes of a multi-threaded server, deprecated host/port keys). A Fluss config
  * file that sets them still loads; the keys are reported as warnings.
  */
@@ -67,15 +70,6 @@ export const FLUSS_KEYS_NOT_USED: readonly string[] = [
   'zookeeper.client.max-buffer-size',
   'plugin.classloader.parent-first-patterns.default',
   'plugin.classloader.parent-first-patterns.additional',
-  'metrics.reporters',
-  'metrics.reporter.prometheus.port',
-  'metrics.reporter.prometheus-push.host-url',
-  'metrics.reporter.prometheus-push.job-name',
-  'metrics.reporter.prometheus-push.random-job-name-suffix',
-  'metrics.reporter.prometheus-push.delete-on-shutdown',
-  'metrics.reporter.prometheus-push.grouping-key',
-  'metrics.reporter.prometheus-push.push-interval',
-  'metrics.reporter.jmx.port',
   'kafka.enabled',
   'kafka.listener.names',
   'kafka.database',
@@ -92,6 +86,25 @@ export const FLUSS_KEYS_NOT_USED: readonly string[] = [
   'netty.server.num-worker-threads',
   'netty.client.num-network-threads',
 ]
+
+/**
+ * Fluss 0.9.1 keys Sluice refuses, with the reason: accepting them would promise something that does
+ * not happen (Fluss's JMX and Prometheus push-gateway reporters).
+ */
+export const FLUSS_KEYS_REFUSED: ReadonlyMap<string, string> = new Map(
+  [
+    'metrics.reporter.jmx.port',
+    'metrics.reporter.prometheus-push.host-url',
+    'metrics.reporter.prometheus-push.job-name',
+    'metrics.reporter.prometheus-push.random-job-name-suffix',
+    'metrics.reporter.prometheus-push.delete-on-shutdown',
+    'metrics.reporter.prometheus-push.grouping-key',
+    'metrics.reporter.prometheus-push.push-interval',
+  ].map(key => [
+    key,
+    `'${key}' configures a Fluss metric reporter Sluice does not have; Sluice reports metrics through 'metrics.reporters: prometheus' (pulled from 'metrics.reporter.prometheus.port') or CloudWatch embedded metrics ('sluice.metrics.emf.interval').`,
+  ]),
+)
 
 /**
  * Key prefixes whose keys are passed through unparsed to a component that owns them: the lake
@@ -121,13 +134,14 @@ export function optionsInScope(scope: OptionScope): ConfigOption<unknown>[] {
 /** First dotted segments of registered keys: an unknown key starting with one of them is a typo. */
 const OUR_PREFIXES = new Set(ALL_OPTIONS.map(o => firstSegment(o.key)))
 
-export type KeyClass = 'registered' | 'passthrough' | 'not-used' | 'unknown-ours' | 'foreign'
+export type KeyClass = 'registered' | 'passthrough' | 'not-used' | 'refused' | 'unknown-ours' | 'foreign'
 
 /** How a loader should treat `key`: parse it, pass it on, warn about it, or reject it as a typo. */
 export function classifyKey(key: string): KeyClass {
   if (BY_KEY.has(key)) return 'registered'
   if (PASSTHROUGH_PREFIXES.some(p => key.startsWith(p))) return 'passthrough'
   if (FLUSS_KEYS_NOT_USED.includes(key)) return 'not-used'
+  if (FLUSS_KEYS_REFUSED.has(key)) return 'refused'
   return OUR_PREFIXES.has(firstSegment(key)) ? 'unknown-ours' : 'foreign'
 }
 

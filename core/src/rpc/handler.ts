@@ -75,3 +75,11 @@ export interface RpcLogger {
 }
 
 export const SILENT_LOGGER: RpcLogger = { warn() {} }
+
+/**
+ * Told once per request, when its response frame is ready (request metrics): the API key, the
+ * request frame's size, `performance.now()` when it was read, and the response frame.
+ */
+export interface RequestObserver {
+  completed(apiKey: number, requestBytes: number, startMs: number, response: readonly Buffer[]): void
+}

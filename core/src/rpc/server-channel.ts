@@ -16,6 +16,7 @@ import {
   type ConnectionInfo,
   type RequestContext,
   type RequestHook,
+  type RequestObserver,
   type RpcLogger,
 } from './handler.js'
 
@@ -35,6 +36,7 @@ export interface ChannelConfig {
   readonly serverName: string
   readonly logger: RpcLogger
   readonly beforeRequest?: RequestHook
+  readonly observer?: RequestObserver
   lookup(apiKey: number): RegisteredApi | undefined
 }
 
@@ -122,7 +124,13 @@ export class ServerChannel {
 
   #start(frame: Buffer): void {
     this.#inFlight++
-    void this.#process(parseRequestFrame(frame)).then(chunks => this.#write(chunks))
+    const request = parseRequestFrame(frame)
+    const observer = this.#config.observer
+    const startMs = observer === undefined ? 0 : performance.now()
+    void this.#process(request).then(chunks => {
+      observer?.completed(request.apiKey, frame.length, startMs, chunks)
+      this.#write(chunks)
+    })
   }
 
   /** Runs one request to its response frame; never rejects. */

@@ -14,6 +14,7 @@ import {
   type HandlerOptions,
   type Handlers,
   type RequestHook,
+  type RequestObserver,
   type RpcLogger,
   SERVER_TYPE_ID,
   type ServerRole,
@@ -37,6 +38,8 @@ export interface RpcServerOptions {
   readonly shutdownTimeoutMs?: number
   readonly beforeRequest?: RequestHook
   readonly logger?: RpcLogger
+  /** Told of every completed request (request metrics). */
+  readonly observer?: RequestObserver
 }
 
 export interface ServerAddress {
@@ -70,6 +73,7 @@ export class RpcServer {
       serverName,
       logger: options.logger ?? SILENT_LOGGER,
       beforeRequest: options.beforeRequest,
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
       lookup: key => this.#apis.get(key),
     }
     const versions = apiSpec('API_VERSIONS')

@@ -4,6 +4,8 @@ import {
   loadServerConfig,
   stopOnSignalsOrParentExit,
 } from '@sluice/core/config'
+import { createLogger, loggerFromConfig } from '@sluice/core/log'
+import { startProcessMetrics } from '@sluice/core/metrics'
 import { SdkBackend } from './backend/sdk-backend.js'
 import { startGatewayServer } from './server.js'
 
@@ -18,9 +20,17 @@ async function main(): Promise<void> {
     ...(filePath === undefined ? {} : { filePath }),
     env: { [FLUSS_CONF_ENV]: process.env[FLUSS_CONF_ENV] },
   })
-  for (const w of warnings) console.warn(w)
+  const logger = loggerFromConfig(config, 'gateway')
+  for (const w of warnings) logger.warn(w)
+  const metrics = await startProcessMetrics(config, { scope: 'gateway' })
+  if (metrics?.endpoint !== undefined) console.log(`metrics=${metrics.endpoint.url}`)
   const backend = await SdkBackend.connect(config)
-  const server = await startGatewayServer({ config, backend })
+  const server = await startGatewayServer({
+    config,
+    backend,
+    logger,
+    ...(metrics === undefined ? {} : { metrics: metrics.registry }),
+  })
   console.log(
     `Sluice gateway listening on ${server.url} (bootstrap.servers=${config.get(BOOTSTRAP_SERVERS)})`,
   )
@@ -31,10 +41,11 @@ async function main(): Promise<void> {
     server
       .close()
       .then(() => backend.close())
+      .then(() => metrics?.close())
       .then(
         () => process.exit(0),
         e => {
-          console.error(`graceful stop failed: ${String(e)}`)
+          logger.error('graceful stop failed', { error: e })
           process.exit(1)
         },
       )
@@ -43,6 +54,6 @@ async function main(): Promise<void> {
 }
 
 main().catch(e => {
-  console.error(e instanceof Error ? e.message : e)
+  createLogger({ component: 'gateway' }).error('failed to start', { error: e })
   process.exit(1)
 })

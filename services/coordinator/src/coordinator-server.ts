@@ -17,6 +17,7 @@ import {
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
+import type { MetricRegistry, RequestMetrics } from '@sluice/core/metrics'
 import { ConnectionPool, RpcServer } from '@sluice/core/rpc'
 import type { AssignmentOptions } from './assignment.js'
 import { AutoPartitionManager } from './auto-partition/index.js'
@@ -31,6 +32,7 @@ import {
 } from './clock.js'
 import { controllerSettings, loopIntervals, rpcServerOptions } from './coordinator-config.js'
 import { CoordinatorController } from './coordinator-controller.js'
+import { coordinatorMetrics } from './coordinator-metrics.js'
 import { coordinatorHandlers } from './coordinator-service.js'
 import { CoordinatorLeaderElection } from './leader-election.js'
 import { PeriodicTask } from './periodic-task.js'
@@ -52,6 +54,8 @@ export interface CoordinatorServerDeps {
    * server's listener at every membership poll (a refused connection = dead); null: leases only.
    */
   readonly probe?: ServerProbe | null
+  /** Where the coordinator records its metrics; none are recorded without it. */
+  readonly metrics?: MetricRegistry
 }
 
 /** `bind.listeners` when unset: Fluss's coordinator port on the loopback interface. */
@@ -78,6 +82,7 @@ export class CoordinatorServer {
   #bound: Endpoint[] = []
   #advertised: Endpoint[] = []
   #activation: Promise<void> = Promise.resolve()
+  readonly #requestMetrics: RequestMetrics | undefined
 
   constructor(deps: CoordinatorServerDeps) {
     const config = deps.config
@@ -120,6 +125,14 @@ export class CoordinatorServer {
       ...(deps.assignment === undefined ? {} : { assignment: deps.assignment }),
       ...(deps.probe === null ? {} : { probe: deps.probe ?? tcpProbe(config.get(CLIENT_CONNECT_TIMEOUT)) }),
     })
+    this.#requestMetrics =
+      deps.metrics === undefined
+        ? undefined
+        : coordinatorMetrics(deps.metrics, {
+            isActive: () => this.isActive,
+            controller: this.controller,
+            connections: () => this.#servers.reduce((n, s) => n + s.connectionCount, 0),
+          })
     const ops = autoPartitionOps(this)
     this.autoPartitions = new AutoPartitionManager({
       tables: ops,
@@ -182,7 +195,9 @@ export class CoordinatorServer {
     )
     const bound: Endpoint[] = []
     for (const listener of bind) {
-      const server = new RpcServer(rpcServerOptions(this.#config, listener, this.#logger)).registerAll(
+      const options = rpcServerOptions(this.#config, listener, this.#logger)
+      const observer = this.#requestMetrics
+      const server = new RpcServer(observer === undefined ? options : { ...options, observer }).registerAll(
         handlers,
       )
       this.#servers.push(server)

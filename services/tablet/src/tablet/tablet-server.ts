@@ -29,6 +29,7 @@ import {
 } from '@sluice/core/config'
 import { assert } from '@sluice/core/errors'
 import type { MetaStore } from '@sluice/core/metastore'
+import type { MetricRegistry } from '@sluice/core/metrics'
 import { ConnectionPool, type Handlers, type RpcLogger, RpcServer, SILENT_LOGGER } from '@sluice/core/rpc'
 import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
@@ -41,6 +42,7 @@ import { createFetcherManager } from './fetcher-wiring.js'
 import { KvBuckets } from './kv-buckets.js'
 import { LakeOffsetsCache } from './lake-offsets-cache.js'
 import { LocalRetention } from './local-retention.js'
+import { TabletServerMetrics } from './metrics/index.js'
 import { RemoteLogWiring } from './remote-log-wiring.js'
 import { serverReplicaHooks } from './server-hooks.js'
 import { ServerLeaseKeeper } from './server-lease.js'
@@ -55,8 +57,16 @@ export interface TabletServerDeps {
    * shared with the coordinator. APIs the TabletService implements itself are ignored here.
    */
   readonly adminHandlers?: Partial<Handlers>
-  /** Warnings; also informational lines of background components (KV recovery, snapshots) when it has `info`. */
-  readonly logger?: RpcLogger & { info?(message: string, fields?: Record<string, unknown>): void }
+  /**
+   * Warnings; also informational lines of background components (KV recovery, snapshots) when it has
+   * `info`; with `child` (core's Logger) each component logs under its own name and `log.level`.
+   */
+  readonly logger?: RpcLogger & {
+    info?(message: string, fields?: Record<string, unknown>): void
+    child?(bindings: {
+      readonly component?: string
+    }): RpcLogger & { info?(m: string, f?: Record<string, unknown>): void }
+  }
   /** Extra plug-ins to every replica's leadership (after the server's KV tablets and remote log). */
   readonly replicaHooks?: ReplicaHooks
   /**
@@ -66,6 +76,8 @@ export interface TabletServerDeps {
    */
   readonly blobStore?: BlobStore
   readonly metaStore?: MetaStore
+  /** Where the server records its metrics; none are recorded without it. */
+  readonly metrics?: MetricRegistry
 }
 
 /**
@@ -89,6 +101,8 @@ export class TabletServer {
   readonly remoteLogManager: RemoteLogManager | null
   /** Retention by `table.log.ttl` of the logs no remote-log task looks after. */
   readonly localRetention: LocalRetention
+  /** The server's metrics, when it has a registry. */
+  readonly metrics: TabletServerMetrics | undefined
   readonly #deps: TabletServerDeps
   readonly #pool: ConnectionPool
   readonly #servers: RpcServer[] = []
@@ -110,9 +124,11 @@ export class TabletServer {
       ...(deps.blobStore === undefined ? {} : { blobStore: deps.blobStore }),
       ...(deps.metaStore === undefined ? {} : { metaStore: deps.metaStore }),
       remoteChangelog: bucket => remote?.reader(bucket) ?? null,
-      logger: this.#componentLogger(),
+      logger: this.#componentLogger('kv-snapshot'),
     })
-    const hooks = serverReplicaHooks(this.kvBuckets, remote, deps.replicaHooks)
+    const hooks = serverReplicaHooks(this.kvBuckets, remote, deps.replicaHooks, (_, outcome) =>
+      this.metrics?.isrUpdated(outcome),
+    )
     this.replicaManager = new ReplicaManager({
       serverId: this.serverId,
       dataDir: config.get(DATA_DIR),
@@ -122,13 +138,13 @@ export class TabletServer {
       metadataCache,
       hooks,
       remoteLogReader: bucket => remote?.reader(bucket) ?? null,
-      warn: (message, error) => this.#warn(message, error),
+      warn: (message, error) => this.#warn(message, error, 'replica'),
       createFetcherManager: manager =>
         createFetcherManager(manager, {
           config,
           pool: this.#pool,
           internalListenerName: config.get(INTERNAL_LISTENER_NAME),
-          warn: (message, error) => this.#warn(message, error),
+          warn: (message, error) => this.#warn(message, error, 'replica'),
         }),
     })
     this.localRetention = new LocalRetention({
@@ -138,6 +154,15 @@ export class TabletServer {
       clock: deps.clock ?? SYSTEM_CLOCK,
       warn: (message, error) => this.#warn(message, error),
     })
+    this.metrics =
+      deps.metrics === undefined
+        ? undefined
+        : new TabletServerMetrics(deps.metrics, {
+            replicaManager: this.replicaManager,
+            kvBuckets: this.kvBuckets,
+            remoteLogManager: this.remoteLogManager,
+            connections: () => this.#servers.reduce((n, s) => n + s.connectionCount, 0),
+          })
   }
 
   /** The advertised endpoints (bound ports when `bind.listeners` asked for port 0). */
@@ -238,6 +263,7 @@ export class TabletServer {
       config,
       writesFenced: () => this.writesFenced,
       kvBuckets: this.kvBuckets,
+      ...(this.metrics === undefined ? {} : { metrics: this.metrics.tables }),
     })
     const own = service.handlers()
     const admin = Object.fromEntries(
@@ -256,7 +282,8 @@ export class TabletServer {
         requestTimeoutMs: config.get(SLUICE_RPC_SERVER_REQUEST_TIMEOUT),
         maxConnections: config.get(SLUICE_RPC_SERVER_MAX_CONNECTIONS),
         shutdownTimeoutMs: config.get(SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT),
-        logger: this.#deps.logger ?? SILENT_LOGGER,
+        logger: this.#deps.logger?.child?.({ component: 'rpc' }) ?? this.#deps.logger ?? SILENT_LOGGER,
+        ...(this.metrics === undefined ? {} : { observer: this.metrics.requests }),
       })
       server.registerAll(admin).registerAll(own as Partial<Handlers>)
       this.#servers.push(server)
@@ -277,7 +304,7 @@ export class TabletServer {
       taskIntervalMs: config.get(REMOTE_LOG_TASK_INTERVAL_DURATION),
       maxUploadSegments: config.get(REMOTE_LOG_TASK_MAX_UPLOAD_SEGMENTS),
       ...(this.#deps.clock === undefined ? {} : { clock: this.#deps.clock }),
-      logger: this.#componentLogger(),
+      logger: this.#componentLogger('remote-log'),
     })
   }
 
@@ -297,16 +324,18 @@ export class TabletServer {
   }
 
   /** Background components (KV recovery and snapshots, remote log) report through the server's logger. */
-  #componentLogger() {
+  #componentLogger(component: string) {
+    const logger = this.#deps.logger?.child?.({ component }) ?? this.#deps.logger
     return {
-      info: (message: string, fields?: Record<string, unknown>) => this.#deps.logger?.info?.(message, fields),
+      info: (message: string, fields?: Record<string, unknown>) => logger?.info?.(message, fields),
       warn: (message: string, fields?: Record<string, unknown>) =>
-        (this.#deps.logger ?? SILENT_LOGGER).warn(message, fields),
+        (logger ?? SILENT_LOGGER).warn(message, fields),
     }
   }
 
-  #warn(message: string, error?: unknown): void {
-    const logger = this.#deps.logger ?? SILENT_LOGGER
+  #warn(message: string, error?: unknown, component?: string): void {
+    const own = component === undefined ? undefined : this.#deps.logger?.child?.({ component })
+    const logger = own ?? this.#deps.logger ?? SILENT_LOGGER
     logger.warn(message, error === undefined ? undefined : { error: String(error) })
   }
 }
