@@ -35,7 +35,9 @@ interface Ctx {
 async function startSide(name: string, metrics: boolean): Promise<Side> {
   const bench = await startBenchCluster(name, WRITER_CONFIG, { metrics })
   const log = await bench.connection.getTable(await createBenchTable(bench.connection, describeTable()))
-  const kvSchema = Schema.newBuilder().column('k', { ...DataTypes.BIGINT(), nullable: false }).column('v', DataTypes.STRING())
+  const kvSchema = Schema.newBuilder()
+    .column('k', { ...DataTypes.BIGINT(), nullable: false })
+    .column('v', DataTypes.STRING())
   const kvPath = await createBenchTable(
     bench.connection,
     TableDescriptor.builder().schema(kvSchema.primaryKey('k').build()).distributedBy(4).build(),
@@ -52,7 +54,9 @@ async function startSide(name: string, metrics: boolean): Promise<Side> {
   if (metrics) {
     if (url === undefined) throw new Error('the tablet server printed no metrics URL')
     const scraper = setInterval(() => {
-      void fetch(url).then(r => r.text()).then(() => side.scrapes++)
+      void fetch(url)
+        .then(r => r.text())
+        .then(() => side.scrapes++)
     }, 1000)
     return Object.assign(side, { scraper })
   }

@@ -27,9 +27,15 @@ describe('gateway request metrics', () => {
     await send(gw, 'GET', '/v1/databases/missing')
     const text = await metrics.metrics()
     expect(text).toMatch(/fluss_gateway_request_requests_total\{method="POST",route="\/v1\/databases"\} 1/)
-    expect(text).toMatch(/fluss_gateway_request_requests_total\{method="GET",route="\/v1\/databases\/:database"\} 2/)
-    expect(text).toMatch(/fluss_gateway_request_errors_total\{method="GET",route="\/v1\/databases\/:database",status="4xx"\} 1/)
-    expect(text).toMatch(/fluss_gateway_request_requestProcessTimeMs_count\{method="GET",route="\/v1\/databases\/:database"\} 2/)
+    expect(text).toMatch(
+      /fluss_gateway_request_requests_total\{method="GET",route="\/v1\/databases\/:database"\} 2/,
+    )
+    expect(text).toMatch(
+      /fluss_gateway_request_errors_total\{method="GET",route="\/v1\/databases\/:database",status="4xx"\} 1/,
+    )
+    expect(text).toMatch(
+      /fluss_gateway_request_requestProcessTimeMs_count\{method="GET",route="\/v1\/databases\/:database"\} 2/,
+    )
   })
 
   it('are not recorded with gateway.metrics.enabled false', async () => {
