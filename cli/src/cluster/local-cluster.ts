@@ -3,6 +3,12 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { COORDINATOR_NODE_FLAGS, GATEWAY_NODE_FLAGS, TABLET_SERVER_NODE_FLAGS } from '@sluice/core/config'
 import { type ExternalDynamo, type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
+import {
+  type LocalClusterSecurity,
+  saslClientConfig,
+  securedListeners,
+  securedServerConfig,
+} from './local-security.js'
 import { ServerProcess } from './server-process.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -35,6 +41,8 @@ export interface LocalClusterOptions {
   readonly tabletConfig?: (id: number) => Readonly<Record<string, string>>
   readonly echo?: boolean
   readonly readyTimeoutMs?: number
+  /** SASL on every listener and ACLs on (default: PLAINTEXT, no authorization). */
+  readonly security?: LocalClusterSecurity
 }
 
 /**
@@ -48,10 +56,27 @@ export class LocalCluster {
   /** The HTTP gateway, once `startGateway` ran. */
   gateway: ServerProcess | undefined
 
+  readonly #securityConfig: Record<string, string>
+
   private constructor(
     readonly options: LocalClusterOptions,
     readonly aws: LocalAws,
-  ) {}
+  ) {
+    this.#securityConfig = options.security === undefined ? {} : securedServerConfig(options.security)
+  }
+
+  /** Client options for `user` of a secured cluster (SASL/PLAIN); empty for a PLAINTEXT cluster. */
+  clientConfig(user?: string): Record<string, string> {
+    const security = this.options.security
+    if (security === undefined || user === undefined) return {}
+    const password = security.users[user]
+    if (password === undefined) throw new Error(`no user '${user}' in this cluster`)
+    return saslClientConfig(user, password)
+  }
+
+  #listeners(port: number): string {
+    return this.options.security === undefined ? `FLUSS://127.0.0.1:${port}` : securedListeners(port)
+  }
 
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
     const dataDir = resolve(options.dataDir)
@@ -106,6 +131,7 @@ export class LocalCluster {
       ...this.aws.config,
       // The lake format of the cluster: tables with table.datalake.enabled become Iceberg tables.
       'datalake.format': 'iceberg',
+      ...this.#securityConfig,
       ...this.options.serverConfig,
     }
   }
@@ -119,7 +145,7 @@ export class LocalCluster {
     const port = first === 0 ? 0 : first + index * 1000
     const conf = {
       ...this.baseConfig(),
-      'bind.listeners': `FLUSS://127.0.0.1:${port}`,
+      'bind.listeners': this.#listeners(port),
     }
     const proc = new ServerProcess({
       name: `coordinator-${index}`,
@@ -141,7 +167,7 @@ export class LocalCluster {
     if (existing?.running) throw new Error(`tablet server ${id} is already running`)
     const conf = {
       ...this.baseConfig(),
-      'bind.listeners': 'FLUSS://127.0.0.1:0',
+      'bind.listeners': this.#listeners(0),
       'tablet-server.id': String(id),
       'data.dir': join(this.options.dataDir, `tablet-server-${id}`),
       ...this.options.tabletConfig?.(id),

@@ -121,6 +121,15 @@ export const SLUICE_SECURITY_SSL_RELOAD_INTERVAL = option('sluice.security.ssl.r
     'How often the certificate, key and CA files are checked for changes; a renewed certificate applies to new connections without dropping open ones.',
   )
 
+export const SLUICE_ACL_REFRESH_INTERVAL = option('sluice.acl.refresh-interval')
+  .duration()
+  .default('2s')
+  .range(10, '1h')
+  .inScope('cluster')
+  .description(
+    "How often every server checks the ACLs' change counter in the metadata store and reloads them when it moved: how long an ACL change takes to reach other servers. `acl.notification.expiration-time` bounds staleness: ACLs are reloaded at least that often, and a server that could not refresh them for that long refuses every principal but super users.",
+  )
+
 const client = (key: string) => option(key).inScope('client')
 
 export const CLIENT_SECURITY_PROTOCOL = client('client.security.protocol')
@@ -185,6 +194,7 @@ export const SECURITY_OPTIONS = [
   SLUICE_SECURITY_SSL_CLIENT_AUTH,
   SLUICE_SECURITY_SSL_MIN_VERSION,
   SLUICE_SECURITY_SSL_RELOAD_INTERVAL,
+  SLUICE_ACL_REFRESH_INTERVAL,
   CLIENT_SECURITY_PROTOCOL,
   CLIENT_SECURITY_SASL_MECHANISM,
   CLIENT_SECURITY_SASL_JAAS_CONFIG,

@@ -103,8 +103,8 @@ export function filterMatches(f: AclBindingFilter, b: AclBinding): boolean {
   return filterMatchesResource(f, b.resource) && filterMatchesEntry(f, b.entry)
 }
 
-/** A stable identity of a binding (map keys, storage keys). */
-export function bindingId(b: AclBinding): string {
+/** The seven fields of a binding, in storage-key order. */
+export function bindingParts(b: AclBinding): string[] {
   const e = b.entry
   return [
     b.resource.type,
@@ -115,8 +115,25 @@ export function bindingId(b: AclBinding): string {
     e.operation,
     e.permission,
   ]
-    .map(encodeURIComponent)
-    .join('#')
+}
+
+/** A binding back from its seven fields (as stored). */
+export function bindingFromParts(parts: readonly string[]): AclBinding {
+  const [type, name, principalType, principalName, host, operation, permission] = parts
+  return {
+    resource: { type: type as Resource['type'], name },
+    entry: {
+      principal: { type: principalType, name: principalName },
+      host,
+      operation: operation as AccessControlEntry['operation'],
+      permission: permission as AccessControlEntry['permission'],
+    },
+  }
+}
+
+/** A stable identity of a binding (map and set keys). */
+export function bindingId(b: AclBinding): string {
+  return JSON.stringify(bindingParts(b))
 }
 
 export function describeBinding(b: AclBinding): string {

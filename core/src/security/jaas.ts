@@ -116,8 +116,22 @@ export function jaasUsers(entries: readonly JaasEntry[], loginModule: string): M
   return users
 }
 
+const quote = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+
 /** A client JAAS line for PLAIN, quoting as JaasConfig reads it back. */
 export function plainClientJaas(username: string, password: string): string {
-  const q = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
-  return `${PLAIN_LOGIN_MODULE} required username=${q(username)} password=${q(password)};`
+  return `${PLAIN_LOGIN_MODULE} required username=${quote(username)} password=${quote(password)};`
+}
+
+/**
+ * A server JAAS config for PLAIN: `user_<name>` entries, plus `username`/`password` when the
+ * server presents credentials itself (the internal listener).
+ */
+export function plainServerJaas(
+  users: Readonly<Record<string, string>>,
+  own?: { readonly username: string; readonly password: string },
+): string {
+  const self = own === undefined ? '' : ` username=${quote(own.username)} password=${quote(own.password)}`
+  const entries = Object.entries(users).map(([u, p]) => ` user_${u}=${quote(p)}`)
+  return `${PLAIN_LOGIN_MODULE} required${self}${entries.join('')};`
 }

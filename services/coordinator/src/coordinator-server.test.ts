@@ -16,13 +16,6 @@ beforeEach(async () => {
 afterEach(() => cluster.close())
 
 describe('CoordinatorServer', () => {
-  it('refuses to start with authorizer.enabled, since ACLs are not implemented', () => {
-    const config = testCoordinatorConfig({ 'authorizer.enabled': true })
-    expect(() => new CoordinatorServer({ config, metaStore: cluster.store })).toThrow(
-      /ACLs are not implemented/,
-    )
-  })
-
   it('publishes the advertised endpoints, per listener', async () => {
     const config = testCoordinatorConfig({
       'bind.listeners': 'FLUSS://127.0.0.1:0,CLIENT://127.0.0.1:0',
