@@ -77,10 +77,13 @@ function compatSecurity(security?: LocalClusterSecurity): LocalClusterSecurity |
  * and the three drivers. The data directory is removed on stop unless SLUICE_COMPAT_KEEP=1. On a
  * secured cluster the drivers connect as `admin`.
  */
-export async function startCompatEnv(
-  name: string,
-  options: { readonly security?: LocalClusterSecurity } = {},
-): Promise<CompatEnv> {
+export interface CompatOptions {
+  readonly security?: LocalClusterSecurity
+  /** Extra server options (FLUSS_CONF of every server). */
+  readonly serverConfig?: Readonly<Record<string, string>>
+}
+
+export async function startCompatEnv(name: string, options: CompatOptions = {}): Promise<CompatEnv> {
   checkBuilt()
   const java = javaCommand()
   const python = pythonCommand()
@@ -93,6 +96,7 @@ export async function startCompatEnv(
     tabletServers: TABLET_SERVERS,
     coordinatorPort: 0,
     ...(security === undefined ? {} : { security }),
+    ...(options.serverConfig === undefined ? {} : { serverConfig: options.serverConfig }),
   })
   const admin = security === undefined ? {} : cluster.clientConfig(COMPAT_ADMIN)
   let sdk: SdkDriver
@@ -130,7 +134,7 @@ export async function startCompatEnv(
 export async function compatSuite(
   name: string,
   requiredApis: readonly ApiName[] = [],
-  options: { readonly security?: LocalClusterSecurity } = {},
+  options: CompatOptions = {},
 ): Promise<{ env: CompatEnv; apis: Set<ApiName>; db: string }> {
   const env = await startCompatEnv(name, options)
   const apis = await advertisedApis(env).catch(async e => {

@@ -114,6 +114,13 @@ export class ProcessDriver implements Driver {
     return (await this.call(['list-tables', db])).tables as string[]
   }
 
+  /** Runs a command that must fail (exit code 2) and returns its JSON result (`error`, `errorCode`). */
+  async failure(args: readonly string[]): Promise<{ error: string; errorCode?: number }> {
+    const run = await runDriver(this.command, [this.bootstrap, ...args], this.clientConf)
+    if (run.code !== 2 || typeof run.result?.error !== 'string') throw new DriverError(this.name, args, run)
+    return run.result as { error: string; errorCode?: number }
+  }
+
   /** Runs a command that must fail (exit code 2) and returns its error text. */
   async error(args: readonly string[]): Promise<string> {
     const run = await runDriver(this.command, [this.bootstrap, ...args], this.clientConf)

@@ -124,11 +124,15 @@ async def write(table, start, n, salt):
 
     schema = table.arrow_schema
     writer = table.new_append().create_writer()
+    handles = []
     for first in range(start, start + n, WRITE_BATCH_ROWS):
         rows = [dataset.row(i, salt, schema.names) for i in range(first, min(first + WRITE_BATCH_ROWS, start + n))]
         arrays = [to_arrow([r[k] for r in rows], field.type) for k, field in enumerate(schema)]
-        writer.write_arrow_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
+        handles.append(writer.write_arrow_batch(pa.RecordBatch.from_arrays(arrays, schema=schema)))
     await writer.flush()
+    # A write's outcome (e.g. a refused one) is only reported through its handle.
+    for handle in handles:
+        await handle.wait()
     return {"rows": n}
 
 
