@@ -74,7 +74,7 @@ describe('local mode security', () => {
   })
 
   it('SLUICE_SECURITY=sasl prints generated admin credentials that work, and refuses others', async () => {
-    const { lines } = await startLocal({ SLUICE_SECURITY: 'sasl' })
+    const { lines } = await startLocal({ SLUICE_SECURITY: 'sasl', SLUICE_GATEWAY: '127.0.0.1:0' })
     expect(lines.some(l => l.startsWith('WARNING'))).toBe(false)
     const bootstrap = value(lines, 'bootstrap.servers')
     const username = value(lines, 'security.sasl.username')
@@ -98,5 +98,12 @@ describe('local mode security', () => {
     expect(isFlussError(wrong, 'AUTHENTICATE_EXCEPTION')).toBe(true)
     const anonymous = await Connection.create({ 'bootstrap.servers': bootstrap }).catch(e => e)
     expect(isFlussError(anonymous, 'AUTHENTICATE_EXCEPTION')).toBe(true)
+    // The gateway takes the same users (HTTP Basic) and checks them against the same ACLs.
+    const gateway = value(lines, 'gateway')
+    expect((await fetch(`${gateway}/v1/databases`)).status).toBe(401)
+    const basic = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`
+    const listed = await fetch(`${gateway}/v1/databases`, { headers: { authorization: basic } })
+    expect(listed.status).toBe(200)
+    expect(((await listed.json()) as { databases: string[] }).databases).toContain('local_secure')
   })
 })

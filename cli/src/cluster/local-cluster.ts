@@ -6,6 +6,7 @@ import { type ExternalDynamo, type LocalAws, type LocalS3Mode, startLocalAws } f
 import {
   type LocalClusterSecurity,
   saslClientConfig,
+  securedGatewayConfig,
   securedListeners,
   securedServerConfig,
 } from './local-security.js'
@@ -198,6 +199,7 @@ export class LocalCluster {
       ...this.aws.config,
       'bootstrap.servers': this.bootstrapServers,
       'gateway.rest.listen': listen,
+      ...(this.options.security === undefined ? {} : securedGatewayConfig(this.options.security)),
       ...config,
     }
     const proc = new ServerProcess({

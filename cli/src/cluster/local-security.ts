@@ -56,3 +56,19 @@ export function saslClientConfig(user: string, password: string): Record<string,
     'client.security.sasl.password': password,
   }
 }
+
+/**
+ * Gateway options of a secured local cluster: the gateway takes the same users over HTTP Basic
+ * and checks each caller against the cluster's ACLs (the given client options are its own).
+ */
+export function securedGatewayConfig(security: LocalClusterSecurity): Record<string, string> {
+  const users = Object.entries(security.users).map(([u, p]) => `${u}:${p}`)
+  return {
+    'gateway.security.authentication': 'password',
+    'gateway.security.users': users.join(','),
+    'authorizer.enabled': String(security.authorizer ?? true),
+    ...(security.superUsers && security.superUsers.length > 0
+      ? { 'super.users': security.superUsers.map(u => `User:${u}`).join(';') }
+      : {}),
+  }
+}

@@ -109,6 +109,14 @@ export class Authorizer {
     }
   }
 
+  /**
+   * Refreshes now when the last refresh is older than the refresh interval (for processes whose
+   * timers do not run between requests, such as a Lambda function).
+   */
+  async ensureFresh(): Promise<void> {
+    if (this.#nowMs() - this.#loadedAtMs > this.#options.refreshIntervalMs) await this.refresh()
+  }
+
   async reload(): Promise<void> {
     this.#install(await this.#options.store.load())
   }

@@ -2,7 +2,7 @@ import { FlussError } from '../errors/index.js'
 import type { TablePath } from '../metadata/index.js'
 import type { ApiName, ApiRequest, RequestContext, RequestGuard } from '../rpc/index.js'
 import { clusterResource, databaseResource, type OperationType, type Resource, tableResource } from './acl.js'
-import type { Authorizer } from './authorizer.js'
+import type { Authorizer, SessionLike } from './authorizer.js'
 
 /** The path of a table id; rejects (TABLE_NOT_EXIST, ...) for unknown ids. Cached by the guard. */
 export type TablePathResolver = (tableId: number) => Promise<TablePath>
@@ -24,7 +24,9 @@ type Rule =
   | { readonly kind: 'checks'; readonly checks: Checks }
   | { readonly kind: 'filter' | 'internal' | 'anyAuthenticated' | 'self' }
 
-type Served = Exclude<ApiName, 'API_VERSIONS' | 'AUTHENTICATE'>
+/** APIs with an authorization rule: every served API but the handshake ones. */
+export type AuthorizedApi = Exclude<ApiName, 'API_VERSIONS' | 'AUTHENTICATE'>
+type Served = AuthorizedApi
 
 const path = (p: { databaseName: string; tableName: string }): TablePath => ({
   databaseName: p.databaseName,
@@ -114,6 +116,44 @@ export const API_AUTHORIZATION: { readonly [K in Served]: Rule } = {
   CONTROLLED_SHUTDOWN: INTERNAL,
 }
 
+/** Resources of table ids, for `authorizeRequest`. */
+export type ResourceResolver = (tableId: number) => Promise<Resource>
+
+/**
+ * Checks one request of API `api` for `session` by the API's rule (the same table for the RPC
+ * listeners and the HTTP gateway); throws AUTHORIZATION_EXCEPTION. Filter and self-authorizing
+ * APIs pass here: their answers are narrowed by the caller.
+ */
+export async function authorizeRequest(
+  authorizer: Authorizer,
+  session: SessionLike,
+  api: Served,
+  request: unknown,
+  resolve: ResourceResolver,
+): Promise<void> {
+  const rule = API_AUTHORIZATION[api]
+  if (rule === undefined) throw new FlussError('AUTHORIZATION_EXCEPTION', `${api} is not authorized`)
+  if (rule.kind === 'internal') {
+    if (session.internal || authorizer.isSuperUser(session.principal)) return
+    throw new FlussError(
+      'AUTHORIZATION_EXCEPTION',
+      `${api} is a server-to-server API: it is served to the internal listener and super users only`,
+    )
+  }
+  if (rule.kind !== 'checks') return
+  if (api === 'FETCH_LOG' && (request as ApiRequest<'FETCH_LOG'>).followerServerId >= 0) {
+    if (session.internal || authorizer.isSuperUser(session.principal)) return
+    throw new FlussError(
+      'AUTHORIZATION_EXCEPTION',
+      'Follower fetches (follower_server_id >= 0) are served to the internal listener and super users only',
+    )
+  }
+  const wanted = await rule.checks(request as never, resolve)
+  for (const c of Array.isArray(wanted) ? wanted : [wanted as Check]) {
+    authorizer.authorize(session, c.operation, c.resource)
+  }
+}
+
 /** Most table ids whose paths the guard remembers. */
 const TABLE_PATH_CACHE_MAX = 10_000
 
@@ -131,31 +171,10 @@ export class AuthorizationGuard implements RequestGuard {
     private readonly tablePathOf: TablePathResolver,
   ) {}
 
-  async check(request: unknown, ctx: RequestContext): Promise<void> {
-    const session = ctx.connection.session
-    const rule = API_AUTHORIZATION[ctx.api.name as Served]
-    if (rule === undefined)
-      throw new FlussError('AUTHORIZATION_EXCEPTION', `${ctx.api.name} is not authorized`)
-    if (rule.kind === 'internal') {
-      if (session.internal || this.authorizer.isSuperUser(session.principal)) return
-      throw new FlussError(
-        'AUTHORIZATION_EXCEPTION',
-        `${ctx.api.name} is a server-to-server API: it is served to the internal listener and super users only`,
-      )
-    }
-    if (rule.kind === 'filter' && ctx.api.name === 'GET_METADATA') return
-    if (rule.kind !== 'checks') return
-    if (ctx.api.name === 'FETCH_LOG' && (request as ApiRequest<'FETCH_LOG'>).followerServerId >= 0) {
-      if (session.internal || this.authorizer.isSuperUser(session.principal)) return
-      throw new FlussError(
-        'AUTHORIZATION_EXCEPTION',
-        'Follower fetches (follower_server_id >= 0) are served to the internal listener and super users only',
-      )
-    }
-    const wanted = await rule.checks(request as never, id => this.#resolve(id))
-    for (const c of Array.isArray(wanted) ? wanted : [wanted as Check]) {
-      this.authorizer.authorize(session, c.operation, c.resource)
-    }
+  check(request: unknown, ctx: RequestContext): Promise<void> {
+    return authorizeRequest(this.authorizer, ctx.connection.session, ctx.api.name as Served, request, id =>
+      this.#resolve(id),
+    )
   }
 
   filter(response: unknown, request: unknown, ctx: RequestContext): unknown {

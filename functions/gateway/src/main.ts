@@ -4,7 +4,7 @@ import {
   loadServerConfig,
   stopOnSignalsOrParentExit,
 } from '@sluice/core/config'
-import { SdkBackend } from './backend/sdk-backend.js'
+import { connectClusterBackend } from './backend/cluster-backend.js'
 import { startGatewayServer } from './server.js'
 
 /**
@@ -19,8 +19,8 @@ async function main(): Promise<void> {
     env: { [FLUSS_CONF_ENV]: process.env[FLUSS_CONF_ENV] },
   })
   for (const w of warnings) console.warn(w)
-  const backend = await SdkBackend.connect(config)
-  const server = await startGatewayServer({ config, backend })
+  const cluster = await connectClusterBackend(config)
+  const server = await startGatewayServer({ config, backend: cluster.backend })
   console.log(
     `Sluice gateway listening on ${server.url} (bootstrap.servers=${config.get(BOOTSTRAP_SERVERS)})`,
   )
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     stopping = true
     server
       .close()
-      .then(() => backend.close())
+      .then(() => cluster.close())
       .then(
         () => process.exit(0),
         e => {

@@ -1,12 +1,5 @@
-import {
-  loadServerConfig,
-  SLUICE_AWS_REGION,
-  SLUICE_METASTORE_ENDPOINT,
-  SLUICE_METASTORE_REGION,
-  SLUICE_METASTORE_TABLE,
-  stopOnSignalsOrParentExit,
-} from '@sluice/core/config'
-import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
+import { loadServerConfig, stopOnSignalsOrParentExit } from '@sluice/core/config'
+import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import type { CoordinatorLogger } from './clock.js'
 import { CoordinatorServer } from './coordinator-server.js'
 
@@ -32,13 +25,7 @@ async function main(): Promise<void> {
     env: process.env,
   })
   for (const warning of warnings) stderrLogger.warn(warning)
-  const region = config.getOptional(SLUICE_METASTORE_REGION) ?? config.getOptional(SLUICE_AWS_REGION)
-  const endpoint = config.getOptional(SLUICE_METASTORE_ENDPOINT)
-  const metaStore = new DynamoMetaStore({
-    tableName: config.get(SLUICE_METASTORE_TABLE),
-    ...(region === undefined ? {} : { region }),
-    ...(endpoint === undefined ? {} : { endpoint }),
-  })
+  const metaStore = metaStoreFromConfig(config)
   const server = new CoordinatorServer({ config, metaStore, logger: stderrLogger })
   await server.start()
   const [listener] = server.boundEndpoints
