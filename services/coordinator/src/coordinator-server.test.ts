@@ -3,7 +3,6 @@ import { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { autoPartitionOps } from './auto-partition-ops.js'
 import { TestingCluster } from './cluster-testing.js'
-import { CoordinatorServer } from './coordinator-server.js'
 import { testCoordinatorConfig } from './testing.js'
 
 let cluster: TestingCluster
