@@ -1,4 +1,7 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { connect as connectTcp } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { connect as connectTls } from 'node:tls'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Configuration } from '../config/index.js'
@@ -246,5 +249,54 @@ describe('SASL request gate', () => {
     expect(seen).toHaveLength(0)
     expect(raw.isClosed).toBe(false)
     expect(FlussError).toBeDefined()
+  })
+})
+
+describe('TLS certificate rotation', () => {
+  it('serves a renewed certificate to new connections while open ones keep working, under load', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-tls-rotate-'))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    const cert = join(dir, 'cert.pem')
+    const key = join(dir, 'key.pem')
+    copyFileSync(testCertFile('server.pem'), cert)
+    copyFileSync(testCertFile('server.key'), key)
+    const { port, seen } = await start({
+      'security.protocol.map': 'CLIENT:SSL',
+      'sluice.security.ssl.certificate-file': cert,
+      'sluice.security.ssl.key-file': key,
+    })
+    const served = () =>
+      new Promise<string>((resolve, reject) => {
+        const s = connectTls({ host: '127.0.0.1', port, ca: [readFileSync(testCertFile('ca.pem'))] }, () => {
+          resolve(s.getPeerCertificate().fingerprint256)
+          s.destroy()
+        })
+        s.on('error', reject)
+      })
+    const before = await served()
+    const conns = await Promise.all([0, 1, 2].map(() => open(port, { tls: ca })))
+    let answered = 0
+    let stop = false
+    const load = conns.map(async c => {
+      while (!stop) {
+        await c.request('LIST_DATABASES', {})
+        answered++
+      }
+    })
+    await new Promise(r => setTimeout(r, 200))
+    copyFileSync(testCertFile('server2.pem'), cert)
+    copyFileSync(testCertFile('server2.key'), key)
+    let after = before
+    for (let i = 0; i < 50 && after === before; i++) {
+      await new Promise(r => setTimeout(r, 100))
+      after = await served()
+    }
+    await new Promise(r => setTimeout(r, 200))
+    stop = true
+    await Promise.all(load)
+    expect(after).not.toBe(before)
+    expect(conns.every(c => c.isOpen)).toBe(true)
+    expect(answered).toBeGreaterThan(100)
+    expect(seen.length).toBe(answered)
   })
 })
