@@ -12,6 +12,7 @@ import { projectedScan } from './projected-scan.js'
 import { replication } from './replication.js'
 import { replicationFailover } from './replication-failover.js'
 import { sdkAppend } from './sdk-append.js'
+import { pkLookupSasl, pkLookupTls, sdkAppendSasl, sdkAppendTls } from './secure-transport.js'
 import { tiering } from './tiering.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: benchmarks have heterogeneous contexts
@@ -31,4 +32,8 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   replication,
   replicationFailover,
   lakeLag,
+  sdkAppendTls,
+  sdkAppendSasl,
+  pkLookupTls,
+  pkLookupSasl,
 ]

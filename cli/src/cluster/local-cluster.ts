@@ -44,6 +44,11 @@ export interface LocalClusterOptions {
   readonly readyTimeoutMs?: number
   /** SASL on every listener and ACLs on (default: PLAINTEXT, no authorization). */
   readonly security?: LocalClusterSecurity
+  /**
+   * More listeners on every server (`NAME://127.0.0.1:0` each, after the usual ones), secured by
+   * `security.protocol.map` in `serverConfig`; `endpointsOf` finds their ports.
+   */
+  readonly extraListeners?: readonly string[]
 }
 
 /**
@@ -76,7 +81,9 @@ export class LocalCluster {
   }
 
   #listeners(port: number): string {
-    return this.options.security === undefined ? `FLUSS://127.0.0.1:${port}` : securedListeners(port)
+    const base = this.options.security === undefined ? `FLUSS://127.0.0.1:${port}` : securedListeners(port)
+    const extra = (this.options.extraListeners ?? []).map(name => `,${name}://127.0.0.1:0`)
+    return base + extra.join('')
   }
 
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
