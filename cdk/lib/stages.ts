@@ -34,6 +34,15 @@ export interface FunctionConfig {
   readonly timeoutSeconds: number
 }
 
+/** Security of the cluster's edges. */
+export interface SecurityConfig {
+  /**
+   * ACM certificate of the bootstrap load balancer's TLS listener (port 9443, TLS 1.2+, terminated at
+   * the load balancer); none: no TLS listener.
+   */
+  readonly bootstrapCertificateArn?: string
+}
+
 export interface StageConfig {
   readonly name: StageName
   /** Prefix of the CDK stage, which prefixes every stack name (`SluiceDev/Stateful`). */
@@ -67,6 +76,7 @@ export interface StageConfig {
    * option keys. Table options do not belong here: they are set per table.
    */
   readonly flussOptions: Readonly<Record<string, string>>
+  readonly security: SecurityConfig
 }
 
 export const STAGES: Readonly<Record<StageName, StageConfig>> = {
@@ -104,6 +114,7 @@ export const STAGES: Readonly<Record<StageName, StageConfig>> = {
       [LOG_REPLICA_MAX_LAG_TIME.key]: '30s',
       [REMOTE_LOG_TASK_INTERVAL_DURATION.key]: '1min',
     },
+    security: {},
   },
   prod: {
     name: 'prod',
@@ -139,6 +150,7 @@ export const STAGES: Readonly<Record<StageName, StageConfig>> = {
       [LOG_REPLICA_MAX_LAG_TIME.key]: '30s',
       [REMOTE_LOG_TASK_INTERVAL_DURATION.key]: '1min',
     },
+    security: {},
   },
 }
 

@@ -94,6 +94,16 @@ export class ComputeStack extends Stack {
       value: this.cluster.bootstrap.bootstrapServers,
       description: 'bootstrap.servers for Fluss clients inside the VPC',
     })
+    const tls = this.cluster.bootstrap.tlsBootstrapServers
+    if (tls !== undefined)
+      new CfnOutput(this, 'TlsBootstrapServers', {
+        value: tls,
+        description: 'bootstrap.servers through the TLS listener (terminated at the load balancer)',
+      })
+    new CfnOutput(this, 'ServerSecretsArn', {
+      value: this.cluster.secrets.secretArn,
+      description: 'Secrets Manager secret with the servers secret options (SLUICE_SECRETS JSON)',
+    })
     new CfnOutput(this, 'GatewayUrl', { value: this.gateway.api.apiEndpoint })
     new CfnOutput(this, 'GatewayInvokeArn', {
       value: this.gateway.api.arnForExecuteApi(),

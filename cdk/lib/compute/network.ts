@@ -3,6 +3,8 @@ import { Construct } from 'constructs'
 
 /** Port of the Fluss RPC listener of every coordinator and tablet server. */
 export const FLUSS_RPC_PORT = 9123
+/** The bootstrap load balancer's TLS port (TLS terminated there, forwarded to FLUSS_RPC_PORT). */
+export const FLUSS_TLS_PORT = 9443
 
 export interface SluiceNetworkProps {
   readonly natGateways: number

@@ -173,6 +173,20 @@ export function parseAclBindingSk(sk: string): string[] {
   return parts.map(decodeURIComponent)
 }
 
+/**
+ * Every partition-key family, as IAM `dynamodb:LeadingKeys` patterns: what a deployment scopes
+ * each process's grants by (a role may touch only the families it uses).
+ */
+export const PARTITION_KEY_FAMILIES = {
+  cluster: CLUSTER_PK,
+  catalog: CATALOG_PK,
+  databases: 'DB#*',
+  tables: 'TABLE#*',
+  lakeCatalog: `${LAKE_CATALOG_PK_PREFIX}*`,
+  acls: ACL_PK,
+} as const
+export type PartitionKeyFamily = keyof typeof PARTITION_KEY_FAMILIES
+
 function after(key: string, prefix: string, what: string): string {
   if (!key.startsWith(prefix) || key.length === prefix.length)
     throw invalid(`${what} key '${key}' does not start with '${prefix}'`)
