@@ -34,6 +34,7 @@ export {
   type AclBinding,
   type AclBindingFilter,
   ANY_ACL_FILTER,
+  allowUser,
   CLUSTER_RESOURCE_NAME,
   clusterResource,
   databaseResource,

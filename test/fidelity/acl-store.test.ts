@@ -1,8 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { MetaStore } from '@sluice/core/metastore'
-import { createDynamoClient, createMetadataTable, DynamoMetaStore } from '@sluice/core/metastore/dynamo'
 import {
   type AclBinding,
   AclStore,
@@ -12,13 +8,10 @@ import {
   tableResource,
   userPrincipal,
 } from '@sluice/core/security'
-import { type LocalAws, startLocalAws } from '@sluice/localstack'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startMotoOrSkip } from './moto-server.js'
+import { describe, expect, it } from 'vitest'
+import { onEveryDynamo } from './dynamo-emulators.js'
 
 /** ACLs on real DynamoDB emulators: one item per binding, concurrent writers, cache refresh. */
-const REGION = 'us-east-1'
-const CREDENTIALS = { accessKeyId: 'fidelity', secretAccessKey: 'fidelity' }
 
 const binding = (table: number, user: number): AclBinding => ({
   resource: tableResource({ databaseName: 'db', tableName: `t${table}` }),
@@ -72,49 +65,4 @@ function aclCases(name: string, open: () => MetaStore) {
   })
 }
 
-describe('dynalite (in-process)', () => {
-  let dataDir: string
-  let aws: LocalAws | undefined
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'sluice-fidelity-acl-'))
-    aws = await startLocalAws({ dataDir, s3: 'none', tableName: 'sluice-acl' })
-  })
-  afterAll(async () => {
-    await aws?.stop()
-    await rm(dataDir, { recursive: true, force: true })
-  })
-  aclCases('AclStore on dynalite', () => (aws as LocalAws).metaStore())
-})
-
-const started = await startMotoOrSkip()
-describe.skipIf('skipReason' in started)(
-  `moto_server${'skipReason' in started ? ` (skipped: ${started.skipReason})` : ''}`,
-  () => {
-    const moto = 'moto' in started ? started.moto : undefined
-    afterAll(async () => {
-      await moto?.stop()
-    })
-    beforeAll(async () => {
-      const client = createDynamoClient({
-        region: REGION,
-        endpoint: moto?.endpoint,
-        credentials: CREDENTIALS,
-      })
-      try {
-        await createMetadataTable(client, { tableName: 'sluice-acl' })
-      } finally {
-        client.destroy()
-      }
-    })
-    aclCases(
-      'AclStore on moto',
-      () =>
-        new DynamoMetaStore({
-          tableName: 'sluice-acl',
-          region: REGION,
-          endpoint: moto?.endpoint,
-          credentials: CREDENTIALS,
-        }),
-    )
-  },
-)
+await onEveryDynamo('sluice-acl', (emulator, open) => aclCases(`AclStore on ${emulator}`, open))

@@ -91,18 +91,25 @@ interface AppendCtx {
   readonly secureTable: Table
 }
 
-function appendBenchmark(protocol: Protocol): Benchmark<AppendCtx> {
-  const label = protocol === 'SSL' ? 'TLS' : 'SASL/PLAIN'
+/** Name suffix, label and target of a protocol's benchmarks (≥ 0.8× plaintext for TLS, 0.97× for SASL). */
+function variant(protocol: Protocol) {
+  const ratio = protocol === 'SSL' ? 0.8 : 0.97
   return {
-    name: `sdk-append-${protocol === 'SSL' ? 'tls' : 'sasl'}`,
+    suffix: protocol === 'SSL' ? 'tls' : 'sasl',
+    label: protocol === 'SSL' ? 'TLS' : 'SASL/PLAIN',
+    target: { ratio, note: `issue #18: ≥ ${ratio}× plaintext` },
+    better: 'higher' as const,
+    runs: 5,
+  }
+}
+
+function appendBenchmark(protocol: Protocol): Benchmark<AppendCtx> {
+  const { suffix, label, ...common } = variant(protocol)
+  return {
+    ...common,
+    name: `sdk-append-${suffix}`,
     description: `SDK AppendWriter rows/s (${APPEND_ROWS.toLocaleString('en-US')} ~1 KiB rows of ${BENCH_ROW_TYPE.fields.length} columns, ZSTD, 4 buckets, acks=1, flush at end; 1 tablet server) over a ${label} listener vs the PLAINTEXT listener of the same servers, same run.`,
     unit: 'rows/s',
-    better: 'higher',
-    target: {
-      ratio: protocol === 'SSL' ? 0.8 : 0.97,
-      note: `issue #18: ≥ ${protocol === 'SSL' ? '0.8' : '0.97'}× plaintext`,
-    },
-    runs: 5,
     async setup() {
       await initArrowCodecs()
       const secure = await startSecureCluster(`append-${protocol}`, protocol)
@@ -153,22 +160,17 @@ interface LookupCtx {
 }
 
 function lookupBenchmark(protocol: Protocol): Benchmark<LookupCtx> {
-  const label = protocol === 'SSL' ? 'TLS' : 'SASL/PLAIN'
+  const { suffix, label, ...common } = variant(protocol)
   const run = async (client: LoadClient) => {
     const r = await client.run(LOOKUP_CLIENTS, LOOKUP_REQUESTS, LOOKUP_KEYS)
     if (r.missing > 0) throw new Error(`${r.missing} preloaded keys were not found`)
     return { value: LOOKUP_REQUESTS / r.seconds, extra: { 'p50 ms': r.p50Ms, 'p99 ms': r.p99Ms } }
   }
   return {
-    name: `pk-lookup-${protocol === 'SSL' ? 'tls' : 'sasl'}`,
+    ...common,
+    name: `pk-lookup-${suffix}`,
     description: `SDK Lookuper point lookups/s (${LOOKUP_KEYS.toLocaleString('en-US')} keys with 1 KiB values, ${LOOKUP_CLIENTS} concurrent, ${LOOKUP_REQUESTS.toLocaleString('en-US')} per run, load client in its own process; 1 tablet server) over a ${label} listener vs the PLAINTEXT listener of the same servers, same run.`,
     unit: 'ops/s',
-    better: 'higher',
-    target: {
-      ratio: protocol === 'SSL' ? 0.8 : 0.97,
-      note: `issue #18: ≥ ${protocol === 'SSL' ? '0.8' : '0.97'}× plaintext`,
-    },
-    runs: 5,
     async setup() {
       await initArrowCodecs()
       const secure = await startSecureCluster(`lookup-${protocol}`, protocol)

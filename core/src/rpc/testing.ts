@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net'
+import type { FlussError } from '../errors/index.js'
 import { parseResponseFrame, type ResponseFrame } from './frame.js'
 import { FrameDecoder } from './frame-decoder.js'
 
@@ -106,4 +107,14 @@ export function prng(seed: number) {
   const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(0, 255)))
   const pick = <T>(items: readonly T[]) => items[int(0, items.length - 1)]
   return { next, int, bytes, pick }
+}
+
+/** The error a promise rejects with; fails the test when it resolves. */
+export function rejection(p: Promise<unknown>): Promise<FlussError> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection')
+    },
+    e => e as FlussError,
+  )
 }

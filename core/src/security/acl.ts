@@ -73,6 +73,16 @@ export const tableResource = (path: TablePath): Resource => ({
   name: `${path.databaseName}.${path.tableName}`,
 })
 
+/** A binding allowing user `name` (`User:<name>`) `operation` on `resource`, from `host` (default any). */
+export function allowUser(
+  resource: Resource,
+  operation: AccessControlEntry['operation'],
+  name: string,
+  host: string = WILDCARD_HOST,
+): AclBinding {
+  return { resource, entry: { principal: { type: 'User', name }, host, operation, permission: 'ALLOW' } }
+}
+
 /** The resources whose ACLs apply to `r`: itself, then its database and the cluster (inheritance). */
 export function enclosingResources(r: Resource): Resource[] {
   if (r.type === 'CLUSTER') return [r]

@@ -9,7 +9,7 @@ import { FlussError } from '../errors/index.js'
 import { encodeRequest } from '../rpc/frame.js'
 import { ApiVersionsRequest } from '../rpc/generated/fluss-api.js'
 import { type RequestContext, RpcServer, ServerConnection } from '../rpc/index.js'
-import { TestingRawClient } from '../rpc/testing.js'
+import { rejection, TestingRawClient } from '../rpc/testing.js'
 import type { ClientSecurity } from './client-security.js'
 import { serverListenerSecurity } from './listener-security.js'
 import { plainJaas, scramJaas, testCertFile } from './testing.js'
@@ -60,13 +60,7 @@ async function open(port: number, security?: ClientSecurity) {
   return c
 }
 
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected a rejection')
-    },
-    e => e as FlussError,
-  )
+const failure = rejection
 
 const plain = (username: string, password: string): ClientSecurity => ({
   sasl: { mechanism: 'PLAIN', username, password },

@@ -83,21 +83,29 @@ export class PlainSaslServer implements SaslServer {
   }
 }
 
-export class PlainSaslClient implements SaslClient {
-  readonly mechanism = PLAIN
-  #complete = false
+/** What every client mechanism holds: the credentials and whether the exchange is complete. */
+export abstract class CredentialsSaslClient implements SaslClient {
+  abstract readonly mechanism: string
+  protected done = false
 
   constructor(
-    private readonly username: string,
-    private readonly password: string,
+    protected readonly username: string,
+    protected readonly password: string,
   ) {}
 
   get complete(): boolean {
-    return this.#complete
+    return this.done
   }
 
+  abstract initialToken(): Buffer
+  abstract evaluateChallenge(challenge: Buffer): Buffer | null
+}
+
+export class PlainSaslClient extends CredentialsSaslClient {
+  readonly mechanism = PLAIN
+
   initialToken(): Buffer {
-    this.#complete = true
+    this.done = true
     return Buffer.from(`\u0000${this.username}\u0000${this.password}`, 'utf8')
   }
 

@@ -1,6 +1,12 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto'
 import { FlussError } from '../errors/index.js'
-import { authError, MAX_SASL_TOKEN_BYTES, type SaslClient, type SaslServer, SCRAM_SHA_256 } from './sasl.js'
+import {
+  authError,
+  CredentialsSaslClient,
+  MAX_SASL_TOKEN_BYTES,
+  type SaslServer,
+  SCRAM_SHA_256,
+} from './sasl.js'
 
 /**
  * SCRAM-SHA-256 (RFC 5802, RFC 7677) without channel binding. Servers keep only the salted
@@ -156,21 +162,11 @@ export class ScramSaslServer implements SaslServer {
   }
 }
 
-export class ScramSaslClient implements SaslClient {
+export class ScramSaslClient extends CredentialsSaslClient {
   readonly mechanism = SCRAM_SHA_256
   readonly #nonce = randomBytes(18).toString('base64')
   #clientFirstBare = ''
   #expectedServerSignature: Buffer | undefined
-  #complete = false
-
-  constructor(
-    private readonly username: string,
-    private readonly password: string,
-  ) {}
-
-  get complete(): boolean {
-    return this.#complete
-  }
 
   initialToken(): Buffer {
     this.#clientFirstBare = `n=${encodeUsername(this.username)},r=${this.#nonce}`
@@ -183,7 +179,7 @@ export class ScramSaslClient implements SaslClient {
       const v = attributes(text).get('v')
       if (v === undefined || !timingSafeEqualLoose(Buffer.from(v, 'base64'), this.#expectedServerSignature))
         throw authError('The server failed the SCRAM-SHA-256 exchange: wrong server signature')
-      this.#complete = true
+      this.done = true
       return null
     }
     const attrs = attributes(text)

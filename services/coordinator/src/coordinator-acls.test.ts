@@ -3,6 +3,7 @@ import { ServerConnection } from '@sluice/core/rpc'
 import {
   type AclBinding,
   ANY_ACL_FILTER,
+  allowUser,
   databaseResource,
   plainServerJaas,
   tableResource,
@@ -58,22 +59,10 @@ async function as(user: User | 'server', listener = 'CLIENT') {
   return c
 }
 
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected a rejection')
-    },
-    e => e as FlussError,
-  )
+/** What a call failed with (a resolved call yields its answer, which the expectations then reject). */
+const failure = (p: Promise<unknown>) => p.catch((e: unknown) => e as FlussError) as Promise<FlussError>
 
-const allow = (
-  resource: AclBinding['resource'],
-  operation: AclBinding['entry']['operation'],
-  user: string,
-): AclBinding => ({
-  resource,
-  entry: { principal: userPrincipal(user), host: '*', operation, permission: 'ALLOW' },
-})
+const allow = allowUser
 
 async function grant(...bindings: AclBinding[]) {
   const admin = await as('admin')

@@ -4,6 +4,7 @@ import {
   type AclBinding,
   AclStore,
   Authorizer,
+  allowUser,
   databaseResource,
   tableResource,
   userPrincipal,
@@ -15,14 +16,7 @@ import { send } from '../testing/test-app.js'
 import { SILENT_LOGGER } from '../types.js'
 import { authorizingBackend } from './authorizing-backend.js'
 
-const allow = (
-  resource: AclBinding['resource'],
-  operation: AclBinding['entry']['operation'],
-  user: string,
-): AclBinding => ({
-  resource,
-  entry: { principal: userPrincipal(user), host: '*', operation, permission: 'ALLOW' },
-})
+const allow = allowUser
 
 async function gateway() {
   const authorizer = new Authorizer({
