@@ -41,6 +41,12 @@ export interface SecurityConfig {
    * the load balancer); none: no TLS listener.
    */
   readonly bootstrapCertificateArn?: string
+  /**
+   * SASL/PLAIN and ACLs: every server gets a SASL `CLIENT` listener on 9123 (behind the load
+   * balancer) and a SASL `INTERNAL` one on 9124 for server-to-server traffic, `authorizer.enabled`;
+   * the JAAS configs (users, internal credentials) go in the server secrets (SLUICE_SECRETS).
+   */
+  readonly sasl?: boolean
 }
 
 export interface StageConfig {

@@ -20,7 +20,11 @@ let plain: Template
 beforeAll(() => {
   const test = testApp()
   dispose = test.dispose
-  const secured = { ...STAGES.dev, stageId: 'SluiceTls', security: { bootstrapCertificateArn: CERTIFICATE } }
+  const secured = {
+    ...STAGES.dev,
+    stageId: 'SluiceTls',
+    security: { bootstrapCertificateArn: CERTIFICATE, sasl: true },
+  }
   compute = Template.fromStack(new SluiceStage(test.app, { config: secured, repoRoot: REPO_ROOT }).compute)
   plain = Template.fromStack(new SluiceStage(test.app, { config: STAGES.dev, repoRoot: REPO_ROOT }).compute)
 }, SYNTH_TIMEOUT_MS)
@@ -99,6 +103,22 @@ describe('bootstrap load balancer', () => {
     })
     const plainListeners = Object.values(plain.findResources('AWS::ElasticLoadBalancingV2::Listener'))
     expect(plainListeners.map(l => l.Properties.Protocol)).toEqual(['TCP'])
+  })
+})
+
+describe('SASL stages', () => {
+  it('open the INTERNAL listener port between servers only', () => {
+    const rules = Object.values(compute.findResources('AWS::EC2::SecurityGroupIngress')).filter(
+      r => r.Properties.FromPort === 9124,
+    )
+    expect(rules).toHaveLength(1)
+    expect(rules[0].Properties.SourceSecurityGroupId).toBeDefined()
+    expect(rules[0].Properties.CidrIp).toBeUndefined()
+    expect(
+      Object.values(plain.findResources('AWS::EC2::SecurityGroupIngress')).filter(
+        r => r.Properties.FromPort === 9124,
+      ),
+    ).toEqual([])
   })
 })
 

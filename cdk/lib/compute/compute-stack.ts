@@ -38,6 +38,7 @@ export class ComputeStack extends Stack {
     this.network = new SluiceNetwork(this, 'Network', {
       natGateways: stage.natGateways,
       clientCidrs: stage.clientCidrs,
+      internalListener: stage.security.sasl === true,
     })
     const baseConf = baseFlussConf(stage, {
       metadataTableName: props.table.tableName,
