@@ -6,7 +6,13 @@ import { isFlussError } from '@sluice/core/errors'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { DataTypes } from '@sluice/core/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, createDatabase, createTable, startReadyCluster, type TestCluster } from './support/cluster.js'
+import {
+  connect,
+  createDatabase,
+  createTable,
+  startReadyCluster,
+  type TestCluster,
+} from './support/cluster.js'
 import { scanAll } from './support/scan.js'
 
 /**
@@ -55,7 +61,10 @@ describe('TLS listeners', () => {
   it('refuse a PLAINTEXT client and a client without the CA', async () => {
     const plain = await connect(tc.cluster, { 'client.request-timeout': '5s' }).catch(e => e)
     expect(isFlussError(plain, 'NETWORK_EXCEPTION')).toBe(true)
-    const noCa = await connect(tc.cluster, { 'client.security.protocol': 'SSL', 'client.request-timeout': '5s' }).catch(e => e)
+    const noCa = await connect(tc.cluster, {
+      'client.security.protocol': 'SSL',
+      'client.request-timeout': '5s',
+    }).catch(e => e)
     expect(isFlussError(noCa, 'NETWORK_EXCEPTION')).toBe(true)
     expect(String(noCa)).toMatch(/certificate/i)
   })
@@ -89,7 +98,9 @@ describe('TLS listeners', () => {
       await writer.close()
       // Every server took the renewed certificate (and none dropped the connections it had).
       const logs = join(tc.dataDir, 'logs')
-      const reloaded = readdirSync(logs).filter(f => readFileSync(join(logs, f), 'utf8').includes('TLS certificate reloaded'))
+      const reloaded = readdirSync(logs).filter(f =>
+        readFileSync(join(logs, f), 'utf8').includes('TLS certificate reloaded'),
+      )
       expect(reloaded.length).toBeGreaterThanOrEqual(4)
       // A new connection after the renewal still verifies (same CA) and reads everything back.
       const fresh = await connect(tc.cluster, tlsClient())

@@ -1,7 +1,6 @@
 import { Configuration } from '@sluice/core/config'
 import { MemoryMetaStore } from '@sluice/core/metastore'
 import {
-  type AclBinding,
   AclStore,
   Authorizer,
   allowUser,
