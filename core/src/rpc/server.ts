@@ -244,10 +244,13 @@ export class RpcServer {
       raw.once('close', () => this.#rawSockets.delete(raw))
     })
     server.on('tlsClientError', (err, socket) => {
-      this.#channelConfig.logger.warn('tls handshake failed', {
-        address: socket.remoteAddress ?? '',
-        error: err.message,
-      })
+      // A connection closed before any handshake (load balancer health checks, port scans) is not news.
+      const silent = /socket hang up|ECONNRESET/.test(err.message)
+      if (!silent)
+        this.#channelConfig.logger.warn('tls handshake failed', {
+          address: socket.remoteAddress ?? '',
+          error: err.message,
+        })
       socket.destroy()
     })
     const logger = this.#options.logger ?? SILENT_LOGGER
