@@ -30,6 +30,15 @@ export function buildProgram(io: Io): Command {
     .description(
       'run a local cluster (local AWS, a coordinator, tablet servers, gateway, tiering) until Ctrl-C; npm start',
     )
+    .addHelpText(
+      'after',
+      `
+environment:
+  SLUICE_DATA_DIR (default .sluice), SLUICE_TABLETS (default 3), SLUICE_PORT (default 9123),
+  SLUICE_GATEWAY (default 127.0.0.1:8080, 'off' disables it), SLUICE_TIERING_INTERVAL_MS (default 5000,
+  0 disables it), SLUICE_ECHO=1 echoes server output, SLUICE_SECURITY=sasl starts SASL/PLAIN + ACLs and
+  prints the generated admin credentials`,
+    )
     .action(async () => {
       // Loaded only here: the local cluster pulls in local AWS and every service.
       const { localModeOptions, runLocal } = await import('./local.js')

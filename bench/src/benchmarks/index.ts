@@ -13,6 +13,7 @@ import { projectedScan } from './projected-scan.js'
 import { replication } from './replication.js'
 import { replicationFailover } from './replication-failover.js'
 import { sdkAppend } from './sdk-append.js'
+import { pkLookupSasl, pkLookupTls, sdkAppendSasl, sdkAppendTls } from './secure-transport.js'
 import { tiering } from './tiering.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: benchmarks have heterogeneous contexts
@@ -34,4 +35,8 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   lakeLag,
   metricsSdkAppend,
   metricsPkLookup,
+  sdkAppendTls,
+  sdkAppendSasl,
+  pkLookupTls,
+  pkLookupSasl,
 ]

@@ -36,6 +36,7 @@ interface Ctx {
   readonly sink: NoopSink
 }
 
+/** The benchmark table: the ~1 KiB bench rows, 4 buckets. */
 export function describeTable(): TableDescriptor {
   const schema = Schema.newBuilder()
   for (const f of BENCH_ROW_TYPE.fields) schema.column(f.name, f.type)

@@ -40,6 +40,7 @@ export class ComputeStack extends Stack {
     this.network = new SluiceNetwork(this, 'Network', {
       natGateways: stage.natGateways,
       clientCidrs: stage.clientCidrs,
+      internalListener: stage.security.sasl === true,
     })
     const baseConf = baseFlussConf(stage, {
       metadataTableName: props.table.tableName,
@@ -96,6 +97,16 @@ export class ComputeStack extends Stack {
     new CfnOutput(this, 'BootstrapServers', {
       value: this.cluster.bootstrap.bootstrapServers,
       description: 'bootstrap.servers for Fluss clients inside the VPC',
+    })
+    const tls = this.cluster.bootstrap.tlsBootstrapServers
+    if (tls !== undefined)
+      new CfnOutput(this, 'TlsBootstrapServers', {
+        value: tls,
+        description: 'bootstrap.servers through the TLS listener (terminated at the load balancer)',
+      })
+    new CfnOutput(this, 'ServerSecretsArn', {
+      value: this.cluster.secrets.secretArn,
+      description: 'Secrets Manager secret with the servers secret options (SLUICE_SECRETS JSON)',
     })
     new CfnOutput(this, 'GatewayUrl', { value: this.gateway.api.apiEndpoint })
     new CfnOutput(this, 'GatewayInvokeArn', {

@@ -3,6 +3,13 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { COORDINATOR_NODE_FLAGS, GATEWAY_NODE_FLAGS, TABLET_SERVER_NODE_FLAGS } from '@sluice/core/config'
 import { type ExternalDynamo, type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
+import {
+  type LocalClusterSecurity,
+  saslClientConfig,
+  securedGatewayConfig,
+  securedListeners,
+  securedServerConfig,
+} from './local-security.js'
 import { ServerProcess } from './server-process.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -35,6 +42,13 @@ export interface LocalClusterOptions {
   readonly tabletConfig?: (id: number) => Readonly<Record<string, string>>
   readonly echo?: boolean
   readonly readyTimeoutMs?: number
+  /** SASL on every listener and ACLs on (default: PLAINTEXT, no authorization). */
+  readonly security?: LocalClusterSecurity
+  /**
+   * More listeners on every server (`NAME://127.0.0.1:0` each, after the usual ones), secured by
+   * `security.protocol.map` in `serverConfig`; `endpointsOf` finds their ports.
+   */
+  readonly extraListeners?: readonly string[]
   /** Every server serves Prometheus metrics on a free port (`ServerProcess.metricsUrl`). */
   readonly metrics?: boolean
 }
@@ -56,10 +70,29 @@ export class LocalCluster {
   /** The HTTP gateway, once `startGateway` ran. */
   gateway: ServerProcess | undefined
 
+  readonly #securityConfig: Record<string, string>
+
   private constructor(
     readonly options: LocalClusterOptions,
     readonly aws: LocalAws,
-  ) {}
+  ) {
+    this.#securityConfig = options.security === undefined ? {} : securedServerConfig(options.security)
+  }
+
+  /** Client options for `user` of a secured cluster (SASL/PLAIN); empty for a PLAINTEXT cluster. */
+  clientConfig(user?: string): Record<string, string> {
+    const security = this.options.security
+    if (security === undefined || user === undefined) return {}
+    const password = security.users[user]
+    if (password === undefined) throw new Error(`no user '${user}' in this cluster`)
+    return saslClientConfig(user, password)
+  }
+
+  #listeners(port: number): string {
+    const base = this.options.security === undefined ? `FLUSS://127.0.0.1:${port}` : securedListeners(port)
+    const extra = (this.options.extraListeners ?? []).map(name => `,${name}://127.0.0.1:0`)
+    return base + extra.join('')
+  }
 
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
     const dataDir = resolve(options.dataDir)
@@ -121,6 +154,7 @@ export class LocalCluster {
       // The lake format of the cluster: tables with table.datalake.enabled become Iceberg tables.
       'datalake.format': 'iceberg',
       ...(this.options.metrics ? LOCAL_METRICS_CONFIG : {}),
+      ...this.#securityConfig,
       ...this.options.serverConfig,
     }
   }
@@ -134,7 +168,7 @@ export class LocalCluster {
     const port = first === 0 ? 0 : first + index * 1000
     const conf = {
       ...this.baseConfig(),
-      'bind.listeners': `FLUSS://127.0.0.1:${port}`,
+      'bind.listeners': this.#listeners(port),
     }
     const proc = new ServerProcess({
       name: `coordinator-${index}`,
@@ -156,7 +190,7 @@ export class LocalCluster {
     if (existing?.running) throw new Error(`tablet server ${id} is already running`)
     const conf = {
       ...this.baseConfig(),
-      'bind.listeners': 'FLUSS://127.0.0.1:0',
+      'bind.listeners': this.#listeners(0),
       'tablet-server.id': String(id),
       'data.dir': join(this.options.dataDir, `tablet-server-${id}`),
       ...this.options.tabletConfig?.(id),
@@ -188,6 +222,7 @@ export class LocalCluster {
       ...(this.options.metrics ? LOCAL_METRICS_CONFIG : {}),
       'bootstrap.servers': this.bootstrapServers,
       'gateway.rest.listen': listen,
+      ...(this.options.security === undefined ? {} : securedGatewayConfig(this.options.security)),
       ...config,
     }
     const proc = new ServerProcess({

@@ -15,9 +15,11 @@ import {
   validateDatabaseName,
   validateTablePath,
 } from '@sluice/core/metadata'
+import type { AclBinding, AclBindingFilter } from '@sluice/core/security'
 import { type DataType, dataTypeToJson } from '@sluice/core/types'
 import type { BucketLocation, ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
+import { AclAdmin, type AclDropResult, type AclResult } from './acls.js'
 import { listBucketOffsets, type OffsetSpec } from './list-offsets.js'
 import {
   type PartitionInfo,
@@ -35,7 +37,7 @@ export interface SchemaInfo {
 const pbPath = (p: TablePath) => ({ databaseName: p.databaseName, tableName: p.tableName })
 
 /**
- * Cluster administration (Fluss's `Admin`): databases, tables, partitions and offsets. DDL goes to the
+ * Cluster administration (Fluss's `Admin`): databases, tables, partitions, offsets and ACLs. DDL goes to the
  * coordinator named in the metadata; read-only calls go to any server. Every failure is a FlussError
  * carrying the server's Fluss error code.
  */
@@ -53,10 +55,27 @@ export interface TableChanges {
 export class Admin {
   readonly #metadata: MetadataUpdater
   readonly #requestTimeoutMs: number
+  readonly #acls: AclAdmin
 
   constructor(metadata: MetadataUpdater, requestTimeoutMs: number) {
     this.#metadata = metadata
     this.#requestTimeoutMs = requestTimeoutMs
+    this.#acls = new AclAdmin(metadata)
+  }
+
+  /** Creates ACL bindings (needs ALTER on each resource; a table's: its database); one result each. */
+  createAcls(bindings: readonly AclBinding[]): Promise<AclResult[]> {
+    return this.#acls.createAcls(bindings)
+  }
+
+  /** The ACL bindings matching `filter` (default: all) on resources this principal may describe. */
+  listAcls(filter?: AclBindingFilter): Promise<AclBinding[]> {
+    return this.#acls.listAcls(filter)
+  }
+
+  /** Drops the bindings matching each filter; one result per filter. */
+  dropAcls(filters: readonly AclBindingFilter[]): Promise<AclDropResult[]> {
+    return this.#acls.dropAcls(filters)
   }
 
   /** The coordinator and tablet servers currently known. */

@@ -1,6 +1,6 @@
 import { FlussError } from '../errors/index.js'
 import type { ConfigOption, RawValue } from './option.js'
-import { classifyKey, FLUSS_KEYS_REFUSED, optionByKey } from './options.js'
+import { classifyKey, FLUSS_KEYS_REFUSED, isSecretKey, optionByKey } from './options.js'
 import { unknownKeyMessage } from './unknown-key.js'
 
 export interface LoadOptions {
@@ -119,7 +119,7 @@ export class Configuration {
     const out: Record<string, string> = {}
     for (const [key, raw] of this.#raw) {
       const opt = optionByKey(key)
-      if (opt?.secret && options.redactSecrets) out[key] = '******'
+      if (options.redactSecrets && isSecretKey(key)) out[key] = '******'
       else if (typeof raw === 'string' || opt === undefined) out[key] = String(raw)
       else out[key] = opt.format(opt.parse(raw))
     }

@@ -9,6 +9,7 @@ import { LOG_OPTIONS } from './options-log.js'
 import { METRICS_OPTIONS } from './options-metrics.js'
 import { RPC_OPTIONS } from './options-rpc.js'
 import { SCANNER_OPTIONS } from './options-scanner.js'
+import { SASL_LISTENER_JAAS_PREFIX, SECURITY_OPTIONS } from './options-security.js'
 import { SERVER_OPTIONS } from './options-server.js'
 import { SLUICE_OPTIONS } from './options-sluice.js'
 import { TABLE_OPTIONS } from './options-table.js'
@@ -24,6 +25,7 @@ export * from './options-log.js'
 export * from './options-metrics.js'
 export * from './options-rpc.js'
 export * from './options-scanner.js'
+export * from './options-security.js'
 export * from './options-server.js'
 export * from './options-sluice.js'
 export * from './options-table.js'
@@ -36,6 +38,7 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   ...SERVER_OPTIONS,
   ...LOG_OPTIONS,
   ...KV_OPTIONS,
+  ...SECURITY_OPTIONS,
   ...CLIENT_OPTIONS,
   ...SCANNER_OPTIONS,
   ...GATEWAY_OPTIONS,
@@ -111,10 +114,16 @@ export const FLUSS_KEYS_REFUSED: ReadonlyMap<string, string> = new Map(
  * format's catalog options (`datalake.iceberg.warehouse`, ...).
  */
 export const PASSTHROUGH_PREFIXES: readonly string[] = [
+  SASL_LISTENER_JAAS_PREFIX,
   'datalake.iceberg.',
   'datalake.paimon.',
   'datalake.lance.',
 ]
+
+/** Passed-through keys that hold secrets (listener-specific JAAS configs): never logged or rendered. */
+export function isSecretKey(key: string): boolean {
+  return optionByKey(key)?.secret === true || key.startsWith(SASL_LISTENER_JAAS_PREFIX)
+}
 
 const BY_KEY = new Map<string, ConfigOption<unknown>>()
 for (const opt of ALL_OPTIONS) {

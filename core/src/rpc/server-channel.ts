@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net'
 import { ERRORS, FlussError } from '../errors/index.js'
+import { notAuthenticatedError } from '../security/server-authenticator.js'
+import type { Session } from '../security/session.js'
 import { type ApiSpec, describeApiKey } from './api-keys.js'
 import {
   encodeErrorResponse,
@@ -15,6 +17,7 @@ import {
   CLIENT_SOFTWARE_VERSION,
   type ConnectionInfo,
   type RequestContext,
+  type RequestGuard,
   type RequestHook,
   type RequestObserver,
   type RpcLogger,
@@ -37,8 +40,12 @@ export interface ChannelConfig {
   readonly logger: RpcLogger
   readonly beforeRequest?: RequestHook
   readonly observer?: RequestObserver
+  readonly guard?: RequestGuard
   lookup(apiKey: number): RegisteredApi | undefined
 }
+
+const API_VERSIONS_KEY = 1000
+const AUTHENTICATE_KEY = 1038
 
 /** Longest error message put on the wire for an unexpected (non-Fluss) failure. */
 const UNEXPECTED_MESSAGE_CHARS = 512
@@ -62,7 +69,7 @@ export class ServerChannel {
   #state: 'open' | 'draining' | 'failed' | 'closed' = 'open'
   #readEnded = false
 
-  constructor(socket: Socket, id: number, listenerName: string, config: ChannelConfig) {
+  constructor(socket: Socket, id: number, listenerName: string, session: Session, config: ChannelConfig) {
     this.#socket = socket
     this.#config = config
     this.info = {
@@ -71,6 +78,7 @@ export class ServerChannel {
       clientPort: socket.remotePort ?? 0,
       listenerName,
       attributes: new Map(),
+      session,
     }
     this.#decoder = new FrameDecoder({
       maxFrameBytes: config.maxFrameBytes,
@@ -147,6 +155,14 @@ export class ServerChannel {
       const message = `${api.spec.name} version ${apiVersion} is not supported (versions ${api.minVersion}..${api.maxVersion})`
       return encodeErrorResponse(requestId, ERRORS.UNSUPPORTED_VERSION.code, message)
     }
+    if (
+      this.info.session.state === 'authenticating' &&
+      apiKey !== API_VERSIONS_KEY &&
+      apiKey !== AUTHENTICATE_KEY
+    ) {
+      const e = notAuthenticatedError()
+      return encodeErrorResponse(requestId, e.wireCode, e.message)
+    }
     let request: unknown
     try {
       request = api.spec.request.decode(frame.body)
@@ -185,7 +201,12 @@ export class ServerChannel {
 
   async #invoke(api: RegisteredApi, request: unknown, ctx: RequestContext): Promise<unknown> {
     if (this.#config.beforeRequest) await this.#config.beforeRequest(ctx)
-    return api.invoke(request, ctx)
+    const guard = this.#config.guard
+    if (guard === undefined || api.spec.key === API_VERSIONS_KEY || api.spec.key === AUTHENTICATE_KEY)
+      return api.invoke(request, ctx)
+    await guard.check(request, ctx)
+    const response = await api.invoke(request, ctx)
+    return guard.filter === undefined ? response : guard.filter(response, request, ctx)
   }
 
   #errorResponse(requestId: number, spec: ApiSpec, e: unknown): Buffer[] {

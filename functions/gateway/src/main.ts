@@ -6,7 +6,7 @@ import {
 } from '@sluice/core/config'
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { startProcessMetrics } from '@sluice/core/metrics'
-import { SdkBackend } from './backend/sdk-backend.js'
+import { connectClusterBackend } from './backend/cluster-backend.js'
 import { startGatewayServer } from './server.js'
 
 /**
@@ -24,10 +24,10 @@ async function main(): Promise<void> {
   for (const w of warnings) logger.warn(w)
   const metrics = await startProcessMetrics(config, { scope: 'gateway' })
   if (metrics?.endpoint !== undefined) console.log(`metrics=${metrics.endpoint.url}`)
-  const backend = await SdkBackend.connect(config)
+  const cluster = await connectClusterBackend(config)
   const server = await startGatewayServer({
     config,
-    backend,
+    backend: cluster.backend,
     logger,
     ...(metrics === undefined ? {} : { metrics: metrics.registry }),
   })
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     stopping = true
     server
       .close()
-      .then(() => backend.close())
+      .then(() => cluster.close())
       .then(() => metrics?.close())
       .then(
         () => process.exit(0),

@@ -1,13 +1,6 @@
-import {
-  loadServerConfig,
-  SLUICE_AWS_REGION,
-  SLUICE_METASTORE_ENDPOINT,
-  SLUICE_METASTORE_REGION,
-  SLUICE_METASTORE_TABLE,
-  stopOnSignalsOrParentExit,
-} from '@sluice/core/config'
+import { loadServerConfig, stopOnSignalsOrParentExit } from '@sluice/core/config'
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
-import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
+import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { startProcessMetrics } from '@sluice/core/metrics'
 import { CoordinatorServer } from './coordinator-server.js'
 
@@ -52,13 +45,7 @@ async function main(): Promise<void> {
   for (const warning of warnings) logger.warn(warning)
   const metrics = await startProcessMetrics(config, { scope: 'coordinator', emfMetrics: EMF_METRICS })
   if (metrics?.endpoint !== undefined) console.log(`metrics=${metrics.endpoint.url}`)
-  const region = config.getOptional(SLUICE_METASTORE_REGION) ?? config.getOptional(SLUICE_AWS_REGION)
-  const endpoint = config.getOptional(SLUICE_METASTORE_ENDPOINT)
-  const metaStore = new DynamoMetaStore({
-    tableName: config.get(SLUICE_METASTORE_TABLE),
-    ...(region === undefined ? {} : { region }),
-    ...(endpoint === undefined ? {} : { endpoint }),
-  })
+  const metaStore = metaStoreFromConfig(config)
   const server = new CoordinatorServer({
     config,
     metaStore,

@@ -10,15 +10,11 @@ import {
   SLUICE_BLOBSTORE_URI,
   SLUICE_CATALOG_CACHE_MAX_ENTRIES,
   SLUICE_CATALOG_CACHE_TTL,
-  SLUICE_METASTORE_ENDPOINT,
-  SLUICE_METASTORE_REGION,
-  SLUICE_METASTORE_TABLE,
   stopOnSignalsOrParentExit,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
-import type { MetaStore } from '@sluice/core/metastore'
-import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
+import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { type ProcessMetrics, startProcessMetrics } from '@sluice/core/metrics'
 import { CatalogTabletCatalog } from './catalog/catalog-tablet-catalog.js'
 import { remoteDataDirOf, TabletServer } from './tablet/tablet-server.js'
@@ -60,16 +56,6 @@ function configPath(argv: readonly string[], env: NodeJS.ProcessEnv): string | u
   return inline?.slice('--config='.length) ?? env.SLUICE_CONFIG
 }
 
-function createMetaStore(config: Configuration): MetaStore {
-  const region = config.getOptional(SLUICE_METASTORE_REGION) ?? config.getOptional(SLUICE_AWS_REGION)
-  const endpoint = config.getOptional(SLUICE_METASTORE_ENDPOINT)
-  return new DynamoMetaStore({
-    tableName: config.get(SLUICE_METASTORE_TABLE),
-    ...(region === undefined ? {} : { region }),
-    ...(endpoint === undefined ? {} : { endpoint }),
-  })
-}
-
 /** The remote storage at `sluice.blobstore.uri`; undefined when none is configured (all data stays local). */
 async function openBlobStore(config: Configuration): Promise<BlobStore | undefined> {
   const uri = config.getOptional(SLUICE_BLOBSTORE_URI)
@@ -97,7 +83,7 @@ async function main(): Promise<void> {
     emfMetrics: EMF_METRICS,
   })
   if (metrics?.endpoint !== undefined) console.log(`metrics=${metrics.endpoint.url}`)
-  const store = createMetaStore(config)
+  const store = metaStoreFromConfig(config)
   // Metadata answers may be slightly stale (cached); leases and replica creation read through.
   const cachedCatalog = new Catalog(store, {
     cacheTtlMs: config.get(SLUICE_CATALOG_CACHE_TTL),

@@ -3,6 +3,7 @@ import type { BlobStore } from '@sluice/core/blobstore'
 import { parseListeners } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
+  AUTHORIZER_ENABLED,
   BIND_LISTENERS,
   CLIENT_REQUEST_TIMEOUT,
   type Configuration,
@@ -19,6 +20,7 @@ import {
   SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
   SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
   SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT,
+  SLUICE_SECURITY_SSL_RELOAD_INTERVAL,
   SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL,
   SLUICE_TABLET_SERVER_LEASE_DURATION,
   SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT,
@@ -27,10 +29,18 @@ import {
   TABLET_SERVER_ID,
   TABLET_SERVER_RACK,
 } from '@sluice/core/config'
-import { assert } from '@sluice/core/errors'
+import { assert, FlussError } from '@sluice/core/errors'
 import type { MetaStore } from '@sluice/core/metastore'
 import type { MetricRegistry } from '@sluice/core/metrics'
 import { ConnectionPool, type Handlers, type RpcLogger, RpcServer, SILENT_LOGGER } from '@sluice/core/rpc'
+import {
+  AuthorizationGuard,
+  type Authorizer,
+  createAuthorizer,
+  internalClientSecurity,
+  listAclsHandler,
+  serverListenerSecurity,
+} from '@sluice/core/security'
 import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
 import { RemoteLogManager } from '../remote/index.js'
@@ -103,6 +113,8 @@ export class TabletServer {
   readonly localRetention: LocalRetention
   /** The server's metrics, when it has a registry. */
   readonly metrics: TabletServerMetrics | undefined
+  /** The process's one authorizer (undefined unless `authorizer.enabled`). */
+  readonly authorizer: Authorizer | undefined
   readonly #deps: TabletServerDeps
   readonly #pool: ConnectionPool
   readonly #servers: RpcServer[] = []
@@ -114,7 +126,16 @@ export class TabletServer {
     this.#deps = deps
     const { config } = deps
     this.serverId = config.get(TABLET_SERVER_ID)
-    this.#pool = new ConnectionPool({ clientSoftwareName: `sluice-tablet-server-${this.serverId}` })
+    this.authorizer =
+      deps.metaStore === undefined
+        ? undefined
+        : createAuthorizer(config, deps.metaStore, this.#componentLogger('authorizer'))
+    if (config.get(AUTHORIZER_ENABLED) && deps.metaStore === undefined)
+      throw new FlussError('INVALID_CONFIG_EXCEPTION', "'authorizer.enabled' needs the metadata store")
+    this.#pool = new ConnectionPool({
+      clientSoftwareName: `sluice-tablet-server-${this.serverId}`,
+      security: internalClientSecurity(config),
+    })
     const metadataCache = new TabletMetadataCache()
     this.remoteLogManager = this.#createRemoteLogManager()
     const remote = this.#remoteLogWiring()
@@ -227,6 +248,7 @@ export class TabletServer {
     this.replicaManager.delayedFetches.completeAll()
     this.replicaManager.delayedWrites.completeAll()
     await closing
+    this.authorizer?.stop()
     const errors: unknown[] = []
     await this.localRetention.close().catch(e => errors.push(e))
     await this.replicaManager.shutdown().catch(e => errors.push(e))
@@ -269,9 +291,23 @@ export class TabletServer {
     const admin = Object.fromEntries(
       Object.entries(this.#deps.adminHandlers ?? {}).filter(([name]) => !(name in own)),
     ) as Partial<Handlers>
+    const security = serverListenerSecurity(
+      config,
+      listeners.map(l => l.listenerName),
+      this.#componentLogger('security'),
+    )
+    const authorizer = this.authorizer
+    await authorizer?.start()
+    const guard =
+      authorizer === undefined
+        ? undefined
+        : new AuthorizationGuard(authorizer, id => this.#deps.catalog.getTableInfo(id).then(t => t.tablePath))
     const bound: ServerEndpoint[] = []
     for (const l of listeners) {
       const server = new RpcServer({
+        security: security.get(l.listenerName),
+        ...(guard === undefined ? {} : { guard }),
+        tlsReloadIntervalMs: config.get(SLUICE_SECURITY_SSL_RELOAD_INTERVAL),
         role: 'tablet',
         host: l.host,
         port: l.port,
@@ -285,7 +321,10 @@ export class TabletServer {
         logger: this.#deps.logger?.child?.({ component: 'rpc' }) ?? this.#deps.logger ?? SILENT_LOGGER,
         ...(this.metrics === undefined ? {} : { observer: this.metrics.requests }),
       })
-      server.registerAll(admin).registerAll(own as Partial<Handlers>)
+      server
+        .registerAll(admin)
+        .registerAll(own as Partial<Handlers>)
+        .registerAll(listAclsHandler(authorizer))
       this.#servers.push(server)
       const address = await server.start()
       bound.push({ listenerName: l.listenerName, host: l.host, port: address.port })
