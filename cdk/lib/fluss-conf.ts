@@ -1,14 +1,19 @@
 import {
   ADVERTISED_LISTENERS,
+  AUTHORIZER_ENABLED,
   BIND_LISTENERS,
   BOOTSTRAP_SERVERS,
   DATA_DIR,
   DATALAKE_FORMAT,
   DEFAULT_REPLICATION_FACTOR,
+  INTERNAL_LISTENER_NAME,
+  SECURITY_PROTOCOL_MAP,
   SLUICE_AWS_REGION,
   SLUICE_BLOBSTORE_URI,
   SLUICE_METASTORE_REGION,
   SLUICE_METASTORE_TABLE,
+  SLUICE_METRICS_EMF_INTERVAL,
+  SLUICE_METRICS_EMF_NAMESPACE,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
 import type { StageConfig } from './stages.js'
@@ -44,12 +49,30 @@ export function baseFlussConf(stage: StageConfig, resources: ClusterResources): 
     [SLUICE_BLOBSTORE_URI.key]: `s3://${resources.bucketName}`,
     [DEFAULT_REPLICATION_FACTOR.key]: String(defaultReplicationFactor(stage)),
     [DATALAKE_FORMAT.key]: 'iceberg',
+    // Metrics reach CloudWatch as embedded-metric-format lines in the task and function logs.
+    [SLUICE_METRICS_EMF_INTERVAL.key]: '60s',
+    [SLUICE_METRICS_EMF_NAMESPACE.key]: 'Sluice',
+    ...(stage.security.sasl === true
+      ? {
+          [INTERNAL_LISTENER_NAME.key]: 'INTERNAL',
+          [SECURITY_PROTOCOL_MAP.key]: 'CLIENT:SASL,INTERNAL:SASL',
+          [AUTHORIZER_ENABLED.key]: 'true',
+        }
+      : {}),
   }
 }
 
-/** `NAME://host:port` listener notation. */
-export function listener(host: string, port: number): string {
-  return `FLUSS://${host}:${port}`
+/** Port of the INTERNAL listener of SASL stages (see network.ts). */
+const INTERNAL_PORT = 9124
+
+/**
+ * `NAME://host:port` listener notation: `FLUSS` on `port`, or on SASL stages (`base` names an
+ * internal listener) `CLIENT` on `port` plus `INTERNAL` on 9124.
+ */
+export function listener(host: string, port: number, base: FlussConf = {}): string {
+  return base[INTERNAL_LISTENER_NAME.key] === 'INTERNAL'
+    ? `CLIENT://${host}:${port},INTERNAL://${host}:${INTERNAL_PORT}`
+    : `FLUSS://${host}:${port}`
 }
 
 /**
@@ -57,7 +80,7 @@ export function listener(host: string, port: number): string {
  * share one service, so it publishes its task address at run time.
  */
 export function coordinatorFlussConf(base: FlussConf, port: number): FlussConf {
-  return { ...base, [BIND_LISTENERS.key]: listener('0.0.0.0', port) }
+  return { ...base, [BIND_LISTENERS.key]: listener('0.0.0.0', port, base) }
 }
 
 /** A tablet server: its stable id, its data volume and the DNS name clients reach it by. */
@@ -68,8 +91,8 @@ export function tabletServerFlussConf(
   return {
     ...base,
     [TABLET_SERVER_ID.key]: String(server.serverId),
-    [BIND_LISTENERS.key]: listener('0.0.0.0', server.port),
-    [ADVERTISED_LISTENERS.key]: listener(server.advertisedHost, server.port),
+    [BIND_LISTENERS.key]: listener('0.0.0.0', server.port, base),
+    [ADVERTISED_LISTENERS.key]: listener(server.advertisedHost, server.port, base),
     [DATA_DIR.key]: server.dataDir,
   }
 }

@@ -34,6 +34,21 @@ export interface FunctionConfig {
   readonly timeoutSeconds: number
 }
 
+/** Security of the cluster's edges. */
+export interface SecurityConfig {
+  /**
+   * ACM certificate of the bootstrap load balancer's TLS listener (port 9443, TLS 1.2+, terminated at
+   * the load balancer); none: no TLS listener.
+   */
+  readonly bootstrapCertificateArn?: string
+  /**
+   * SASL/PLAIN and ACLs: every server gets a SASL `CLIENT` listener on 9123 (behind the load
+   * balancer) and a SASL `INTERNAL` one on 9124 for server-to-server traffic, `authorizer.enabled`;
+   * the JAAS configs (users, internal credentials) go in the server secrets (SLUICE_SECRETS).
+   */
+  readonly sasl?: boolean
+}
+
 export interface StageConfig {
   readonly name: StageName
   /** Prefix of the CDK stage, which prefixes every stack name (`SluiceDev/Stateful`). */
@@ -67,6 +82,7 @@ export interface StageConfig {
    * option keys. Table options do not belong here: they are set per table.
    */
   readonly flussOptions: Readonly<Record<string, string>>
+  readonly security: SecurityConfig
 }
 
 export const STAGES: Readonly<Record<StageName, StageConfig>> = {
@@ -104,6 +120,7 @@ export const STAGES: Readonly<Record<StageName, StageConfig>> = {
       [LOG_REPLICA_MAX_LAG_TIME.key]: '30s',
       [REMOTE_LOG_TASK_INTERVAL_DURATION.key]: '1min',
     },
+    security: {},
   },
   prod: {
     name: 'prod',
@@ -139,6 +156,7 @@ export const STAGES: Readonly<Record<StageName, StageConfig>> = {
       [LOG_REPLICA_MAX_LAG_TIME.key]: '30s',
       [REMOTE_LOG_TASK_INTERVAL_DURATION.key]: '1min',
     },
+    security: {},
   },
 }
 

@@ -57,6 +57,23 @@ describe.each(Object.values(STAGES))('FLUSS_CONF of stage $name', stage => {
   })
 })
 
+describe('SASL stages', () => {
+  it('run a SASL CLIENT listener on 9123 and a SASL INTERNAL one on 9124, with ACLs on', () => {
+    const confs = confsOf({ ...STAGES.dev, security: { sasl: true } })
+    expect(confs.tablet).toMatchObject({
+      'bind.listeners': 'CLIENT://0.0.0.0:9123,INTERNAL://0.0.0.0:9124',
+      'advertised.listeners': 'CLIENT://tablet-2.x.internal:9123,INTERNAL://tablet-2.x.internal:9124',
+      'internal.listener.name': 'INTERNAL',
+      'security.protocol.map': 'CLIENT:SASL,INTERNAL:SASL',
+      'authorizer.enabled': 'true',
+    })
+    expect(confs.coordinator['bind.listeners']).toBe('CLIENT://0.0.0.0:9123,INTERNAL://0.0.0.0:9124')
+    // Credentials never travel in FLUSS_CONF: they come from the server secrets.
+    expect(JSON.stringify(confs)).not.toMatch(/jaas|password/)
+    expect(confsOf(STAGES.dev).tablet['bind.listeners']).toBe('FLUSS://0.0.0.0:9123')
+  })
+})
+
 describe('stage options', () => {
   it('cannot override the resource names', () => {
     const stage = { ...STAGES.dev, flussOptions: { 'sluice.metastore.table': 'other' } }

@@ -1,36 +1,21 @@
-import { localModeOptions, runLocal } from './local.js'
+#!/usr/bin/env node
+import { runCli } from './program.js'
 
-const USAGE = `usage: sluice <command>
-
-commands:
-  local     run a local cluster (local AWS endpoints, a coordinator, tablet servers) until Ctrl-C
-            env: SLUICE_DATA_DIR (default .sluice), SLUICE_TABLETS (default 3), SLUICE_PORT (default 9123),
-                 SLUICE_GATEWAY (default 127.0.0.1:8080, 'off' to disable),
-                 SLUICE_TIERING_INTERVAL_MS (default 5000, 0 disables), SLUICE_ECHO=1 to echo server output`
-
-async function main(argv: string[]): Promise<number> {
-  const [command] = argv
-  switch (command) {
-    case 'local':
-      await runLocal(localModeOptions(process.env, process.cwd()))
-      return 0
-    case undefined:
-    case 'help':
-    case '--help':
-      console.log(USAGE)
-      return command === undefined ? 1 : 0
-    default:
-      console.error(`unknown command '${command}'\n\n${USAGE}`)
-      return 1
-  }
-}
-
-main(process.argv.slice(2)).then(
+// The CLI's only reader of the process: arguments, environment, standard streams.
+runCli(process.argv.slice(2), {
+  out: text => process.stdout.write(text),
+  err: text => process.stderr.write(text),
+  stdoutIsTty: process.stdout.isTTY === true,
+  stderrIsTty: process.stderr.isTTY === true,
+  env: process.env,
+  stdin: process.stdin,
+  setExitCode: () => undefined,
+}).then(
   code => {
     process.exitCode = code
   },
   e => {
-    console.error(e instanceof Error ? e.message : e)
+    process.stderr.write(`sluice: ${e instanceof Error ? e.message : String(e)}\n`)
     process.exitCode = 1
   },
 )

@@ -28,6 +28,7 @@ import {
   type RawValue,
 } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
+import { type ClientSecurity, clientSecurity } from '@sluice/core/security'
 
 /** A `host:port` a client connects to. */
 export interface ServerAddress {
@@ -83,6 +84,8 @@ export interface ClientOptions {
   readonly writer: WriterOptions
   readonly scanner: ScannerOptions
   readonly lookup: LookupOptions
+  /** TLS and SASL of every connection (`client.security.*`). */
+  readonly security: ClientSecurity
 }
 
 /** The most in-flight requests per bucket an idempotent writer may have (Fluss's limit). */
@@ -108,6 +111,7 @@ export function clientOptions(conf: Configuration): ClientOptions {
     bootstrapServers: servers.map(parseServerAddress),
     requestTimeoutMs,
     connectTimeoutMs: conf.get(CLIENT_CONNECT_TIMEOUT),
+    security: clientSecurity(conf),
     writer: writerOptions(conf, requestTimeoutMs),
     scanner: {
       fetchMaxBytes: conf.get(CLIENT_SCANNER_LOG_FETCH_MAX_BYTES),

@@ -44,6 +44,7 @@ export class Connection {
       requestTimeoutMs: options.requestTimeoutMs,
       connectTimeoutMs: options.connectTimeoutMs,
       clientSoftwareName: CLIENT_SOFTWARE_NAME,
+      security: options.security,
     })
     this.#metadata = new MetadataUpdater(this.#pool, {
       bootstrapServers: options.bootstrapServers,

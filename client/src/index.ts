@@ -27,6 +27,30 @@
  *
  *   await connection.close()
  */
+
+// ACL model and credentials helpers, for callers of Admin.createAcls/listAcls/dropAcls.
+export {
+  type AccessControlEntry,
+  type AclBinding,
+  type AclBindingFilter,
+  ANY_ACL_FILTER,
+  allowUser,
+  CLUSTER_RESOURCE_NAME,
+  clusterResource,
+  databaseResource,
+  type FlussPrincipal,
+  type OperationType,
+  type PermissionType,
+  parsePrincipal,
+  type Resource,
+  type ResourceType,
+  scramCredential,
+  tableResource,
+  userPrincipal,
+  WILDCARD_HOST,
+  WILDCARD_PRINCIPAL,
+  WILDCARD_RESOURCE,
+} from '@sluice/core/security'
 export * from './admin/index.js'
 export * from './client-options.js'
 export * from './connection.js'

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LocalCluster } from '@sluice/cli/cluster'
+import { generatePassword, LocalCluster, type LocalClusterSecurity } from '@sluice/cli/cluster'
 import type { ApiName } from '@sluice/core/rpc'
 import { afterAll, beforeEach } from 'vitest'
 import { uniqueName } from '../harness/wait.js'
@@ -14,12 +14,17 @@ const ROOT = new URL('../..', import.meta.url).pathname
 const CLUSTER_LOG_TAIL_LINES = 40
 const TABLET_SERVERS = 3
 
+/** The super user every driver connects as on a secured cluster. */
+export const COMPAT_ADMIN = 'admin'
+
 /** One cluster per test file and a driver per client. */
 export interface CompatEnv {
   readonly cluster: LocalCluster
   readonly java: ProcessDriver
   readonly python: ProcessDriver
   readonly sdk: SdkDriver
+  /** The Java and Python drivers as another user of a secured cluster. */
+  as(user: string): { java: ProcessDriver; python: ProcessDriver }
   /** The last lines of every server log (for failure reports). */
   logs(): string
   stop(): Promise<void>
@@ -46,29 +51,69 @@ export function clusterLogTail(dataDir: string, lines = CLUSTER_LOG_TAIL_LINES):
     .join('\n')
 }
 
+/** pyfluss's names of the SASL options. */
+function pythonSaslConf(javaConf: Readonly<Record<string, string>>): Record<string, string> {
+  if (javaConf['client.security.protocol'] === undefined) return {}
+  return {
+    'security.protocol': 'sasl',
+    'security.sasl.mechanism': javaConf['client.security.sasl.mechanism'],
+    'security.sasl.username': javaConf['client.security.sasl.username'],
+    'security.sasl.password': javaConf['client.security.sasl.password'],
+  }
+}
+
+/**
+ * The security of a compat cluster: the given one, else SASL + ACLs with an `admin` super user when
+ * SLUICE_COMPAT_SECURITY=sasl (every suite then runs through authenticated official clients).
+ */
+function compatSecurity(security?: LocalClusterSecurity): LocalClusterSecurity | undefined {
+  if (security !== undefined) return security
+  if (process.env.SLUICE_COMPAT_SECURITY !== 'sasl') return undefined
+  return { users: { [COMPAT_ADMIN]: generatePassword() }, superUsers: [COMPAT_ADMIN] }
+}
+
 /**
  * Starts a LocalCluster (local AWS, a coordinator, three tablet servers from the compiled services)
- * and the three drivers. The data directory is removed on stop unless SLUICE_COMPAT_KEEP=1.
+ * and the three drivers. The data directory is removed on stop unless SLUICE_COMPAT_KEEP=1. On a
+ * secured cluster the drivers connect as `admin`.
  */
-export async function startCompatEnv(name: string): Promise<CompatEnv> {
+export interface CompatOptions {
+  readonly security?: LocalClusterSecurity
+  /** Extra server options (FLUSS_CONF of every server). */
+  readonly serverConfig?: Readonly<Record<string, string>>
+}
+
+export async function startCompatEnv(name: string, options: CompatOptions = {}): Promise<CompatEnv> {
   checkBuilt()
   const java = javaCommand()
   const python = pythonCommand()
   const dataDir = mkdtempSync(join(tmpdir(), `sluice-compat-${name}-`))
   const scratchDir = join(dataDir, 'driver-files')
   mkdirSync(scratchDir, { recursive: true })
-  const cluster = await LocalCluster.start({ dataDir, tabletServers: TABLET_SERVERS, coordinatorPort: 0 })
+  const security = compatSecurity(options.security)
+  const cluster = await LocalCluster.start({
+    dataDir,
+    tabletServers: TABLET_SERVERS,
+    coordinatorPort: 0,
+    ...(security === undefined ? {} : { security }),
+    ...(options.serverConfig === undefined ? {} : { serverConfig: options.serverConfig }),
+  })
+  const admin = security === undefined ? {} : cluster.clientConfig(COMPAT_ADMIN)
   let sdk: SdkDriver
   try {
-    sdk = await SdkDriver.connect(cluster.bootstrapServers)
+    sdk = await SdkDriver.connect(cluster.bootstrapServers, admin)
   } catch (e) {
     await cluster.stop()
     throw e
   }
+  const driversAs = (conf: Readonly<Record<string, string>>) => ({
+    java: new ProcessDriver('java', java, cluster.bootstrapServers, scratchDir, conf),
+    python: new ProcessDriver('python', python, cluster.bootstrapServers, scratchDir, pythonSaslConf(conf)),
+  })
   return {
     cluster,
-    java: new ProcessDriver('java', java, cluster.bootstrapServers, scratchDir),
-    python: new ProcessDriver('python', python, cluster.bootstrapServers, scratchDir),
+    ...driversAs(admin),
+    as: user => driversAs(cluster.clientConfig(user)),
     sdk,
     logs: () => `cluster data in ${dataDir}\n${clusterLogTail(dataDir)}`,
     async stop() {
@@ -89,8 +134,9 @@ export async function startCompatEnv(name: string): Promise<CompatEnv> {
 export async function compatSuite(
   name: string,
   requiredApis: readonly ApiName[] = [],
+  options: CompatOptions = {},
 ): Promise<{ env: CompatEnv; apis: Set<ApiName>; db: string }> {
-  const env = await startCompatEnv(name)
+  const env = await startCompatEnv(name, options)
   const apis = await advertisedApis(env).catch(async e => {
     await env.stop()
     throw e

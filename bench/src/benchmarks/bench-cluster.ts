@@ -22,12 +22,13 @@ const READY_TIMEOUT_MS = 60_000
 export async function startBenchCluster(
   name: string,
   clientConfig: Record<string, string> = {},
+  clusterOptions: { readonly metrics?: boolean } = {},
 ): Promise<BenchCluster> {
   const dataDir = mkdtempSync(join(tmpdir(), `sluice-bench-${name}-`))
   let cluster: LocalCluster | undefined
   let connection: Connection | undefined
   try {
-    cluster = await LocalCluster.start({ dataDir, tabletServers: 1, coordinatorPort: 0 })
+    cluster = await LocalCluster.start({ dataDir, tabletServers: 1, coordinatorPort: 0, ...clusterOptions })
     connection = await Connection.create({ 'bootstrap.servers': cluster.bootstrapServers, ...clientConfig })
     const t = cluster.tablet(1)
     const c = cluster

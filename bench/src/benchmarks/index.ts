@@ -6,12 +6,14 @@ import { kvRecovery } from './kv-recovery.js'
 import { lakeLag } from './lake-lag.js'
 import { logAppend } from './log-append.js'
 import { logAppendCeiling } from './log-append-ceiling.js'
+import { metricsPkLookup, metricsSdkAppend } from './metrics-overhead.js'
 import { pkLookup } from './pk-lookup.js'
 import { pkUpsert } from './pk-upsert.js'
 import { projectedScan } from './projected-scan.js'
 import { replication } from './replication.js'
 import { replicationFailover } from './replication-failover.js'
 import { sdkAppend } from './sdk-append.js'
+import { pkLookupSasl, pkLookupTls, sdkAppendSasl, sdkAppendTls } from './secure-transport.js'
 import { tiering } from './tiering.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: benchmarks have heterogeneous contexts
@@ -31,4 +33,10 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   replication,
   replicationFailover,
   lakeLag,
+  metricsSdkAppend,
+  metricsPkLookup,
+  sdkAppendTls,
+  sdkAppendSasl,
+  pkLookupTls,
+  pkLookupSasl,
 ]

@@ -20,9 +20,9 @@ const REQUESTS = 200_000
 const WARM_UP_REQUESTS = 400_000
 const BUCKETS = 4
 /** Lookups go out at once (the default batch-timeout of 100 ms is for throughput, not latency). */
-const LOOKUP_CONFIG = { 'client.lookup.batch-timeout': '0ms' }
+export const LOOKUP_CONFIG = { 'client.lookup.batch-timeout': '0ms' }
 /** V8 heap settings of the load client: with the defaults it falls into back-to-back mark-compacts. */
-const CLIENT_NODE_ARGS: readonly string[] = ['--max-semi-space-size=8', '--initial-old-space-size=256']
+export const CLIENT_NODE_ARGS: readonly string[] = ['--max-semi-space-size=8', '--initial-old-space-size=256']
 
 interface Ctx {
   readonly bench: BenchCluster
@@ -62,13 +62,15 @@ function pairRedisP99(ctx: Ctx, redisP99Ms: number): void {
   }
 }
 
-function value(i: number): Buffer {
+/** The value of key `i` (VALUE_BYTES bytes). */
+export function value(i: number): Buffer {
   const out = Buffer.alloc(VALUE_BYTES, 0x61 + (i % 26))
   out.writeUInt32BE(i, 0)
   return out
 }
 
-async function preloadTable(bench: BenchCluster): Promise<Table> {
+/** A primary-key table with keys 0..keys-1 upserted (1 KiB values), through `bench.connection`. */
+export async function preloadTable(bench: Pick<BenchCluster, 'connection'>, keys = KEYS): Promise<Table> {
   const schema = Schema.newBuilder()
     .column('id', notNull(DataTypes.BIGINT()))
     .column('payload', DataTypes.BYTES())
@@ -77,7 +79,7 @@ async function preloadTable(bench: BenchCluster): Promise<Table> {
   const descriptor = TableDescriptor.builder().schema(schema).distributedBy(BUCKETS).build()
   const table = await bench.connection.getTable(await createBenchTable(bench.connection, descriptor))
   const writer = table.newUpsert().createWriter()
-  for (let i = 0; i < KEYS; i++) {
+  for (let i = 0; i < keys; i++) {
     const wait = writer.upsert([BigInt(i), value(i)])
     if (wait) await wait
   }

@@ -36,7 +36,8 @@ interface Ctx {
   readonly sink: NoopSink
 }
 
-function describeTable(): TableDescriptor {
+/** The benchmark table: the ~1 KiB bench rows, 4 buckets. */
+export function describeTable(): TableDescriptor {
   const schema = Schema.newBuilder()
   for (const f of BENCH_ROW_TYPE.fields) schema.column(f.name, f.type)
   return TableDescriptor.builder().schema(schema.build()).distributedBy(BUCKETS).build()
@@ -83,7 +84,7 @@ async function startNoopSink(): Promise<NoopSink> {
 }
 
 /** Appends every row through a new writer and waits for all acknowledgements; returns seconds. */
-async function appendAll(table: Table, rows: readonly Row[]): Promise<number> {
+export async function appendAll(table: Table, rows: readonly Row[]): Promise<number> {
   const t0 = performance.now()
   const writer = table.newAppend().createWriter()
   for (let i = 0; i < rows.length; i++) {

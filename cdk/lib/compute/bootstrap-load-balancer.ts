@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib'
 import * as ec2 from 'aws-cdk-lib/aws-ec2'
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2'
 import { Construct } from 'constructs'
-import { FLUSS_RPC_PORT } from './network.js'
+import { FLUSS_RPC_PORT, FLUSS_TLS_PORT } from './network.js'
 
 export interface BootstrapLoadBalancerProps {
   readonly vpc: ec2.IVpc
@@ -11,6 +11,8 @@ export interface BootstrapLoadBalancerProps {
   readonly clientPeers: readonly ec2.IPeer[]
   /** Security group of the targets; the load balancer may reach them (traffic and health checks). */
   readonly targetSecurityGroup: ec2.ISecurityGroup
+  /** ACM certificate of a TLS listener on FLUSS_TLS_PORT; none: no TLS listener. */
+  readonly certificateArn?: string
 }
 
 /**
@@ -23,6 +25,8 @@ export class BootstrapLoadBalancer extends Construct {
   readonly targetGroup: elbv2.NetworkTargetGroup
   /** The value of the clients' `bootstrap.servers`. */
   readonly bootstrapServers: string
+  /** `bootstrap.servers` through the TLS listener, when there is one. */
+  readonly tlsBootstrapServers: string | undefined
 
   constructor(scope: Construct, id: string, props: BootstrapLoadBalancerProps) {
     super(scope, id)
@@ -61,5 +65,18 @@ export class BootstrapLoadBalancer extends Construct {
       defaultTargetGroups: [this.targetGroup],
     })
     this.bootstrapServers = `${this.loadBalancer.loadBalancerDnsName}:${FLUSS_RPC_PORT}`
+    this.tlsBootstrapServers = undefined
+    if (props.certificateArn !== undefined) {
+      const tls = ec2.Port.tcp(FLUSS_TLS_PORT)
+      for (const peer of props.clientPeers) securityGroup.addIngressRule(peer, tls, 'Fluss clients over TLS')
+      this.loadBalancer.addListener('FlussTls', {
+        port: FLUSS_TLS_PORT,
+        protocol: elbv2.Protocol.TLS,
+        certificates: [elbv2.ListenerCertificate.fromArn(props.certificateArn)],
+        sslPolicy: elbv2.SslPolicy.RECOMMENDED_TLS,
+        defaultTargetGroups: [this.targetGroup],
+      })
+      this.tlsBootstrapServers = `${this.loadBalancer.loadBalancerDnsName}:${FLUSS_TLS_PORT}`
+    }
   }
 }

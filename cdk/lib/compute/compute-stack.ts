@@ -9,6 +9,7 @@ import type { StageConfig } from '../stages.js'
 import type { LakeDatabase } from '../stateful/lake-database.js'
 import { LakeQuery } from './lake-query.js'
 import { SluiceNetwork } from './network.js'
+import { OperationsAlarms } from './operations-alarms.js'
 import { SluiceCluster } from './sluice-cluster.js'
 
 export interface ComputeStackProps extends StackProps {
@@ -31,6 +32,7 @@ export class ComputeStack extends Stack {
   readonly tiering: TieringFunction
   readonly gateway: GatewayApi
   readonly lakeQuery: LakeQuery
+  readonly alarms: OperationsAlarms
 
   constructor(scope: Construct, id: string, props: ComputeStackProps) {
     super(scope, id, props)
@@ -38,6 +40,7 @@ export class ComputeStack extends Stack {
     this.network = new SluiceNetwork(this, 'Network', {
       natGateways: stage.natGateways,
       clientCidrs: stage.clientCidrs,
+      internalListener: stage.security.sasl === true,
     })
     const baseConf = baseFlussConf(stage, {
       metadataTableName: props.table.tableName,
@@ -84,6 +87,7 @@ export class ComputeStack extends Stack {
       resultsExpirationDays: stage.athenaResultsExpirationDays,
       bytesScannedCutoffPerQuery: stage.athenaBytesScannedCutoffPerQuery,
     })
+    this.alarms = new OperationsAlarms(this, 'Alarms')
     this.addOutputs(props)
     // Log groups outlive the stack only where the stage retains data.
     if (!stage.retainData) RemovalPolicies.of(this).destroy({ applyToResourceTypes: ['AWS::Logs::LogGroup'] })
@@ -93,6 +97,16 @@ export class ComputeStack extends Stack {
     new CfnOutput(this, 'BootstrapServers', {
       value: this.cluster.bootstrap.bootstrapServers,
       description: 'bootstrap.servers for Fluss clients inside the VPC',
+    })
+    const tls = this.cluster.bootstrap.tlsBootstrapServers
+    if (tls !== undefined)
+      new CfnOutput(this, 'TlsBootstrapServers', {
+        value: tls,
+        description: 'bootstrap.servers through the TLS listener (terminated at the load balancer)',
+      })
+    new CfnOutput(this, 'ServerSecretsArn', {
+      value: this.cluster.secrets.secretArn,
+      description: 'Secrets Manager secret with the servers secret options (SLUICE_SECRETS JSON)',
     })
     new CfnOutput(this, 'GatewayUrl', { value: this.gateway.api.apiEndpoint })
     new CfnOutput(this, 'GatewayInvokeArn', {
@@ -104,5 +118,9 @@ export class ComputeStack extends Stack {
     new CfnOutput(this, 'LakeReaderRoleArn', { value: this.lakeQuery.readerRole.roleArn })
     new CfnOutput(this, 'MetadataTableName', { value: props.table.tableName })
     new CfnOutput(this, 'DataBucketName', { value: props.bucket.bucketName })
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'Subscribe to be told of under-replicated buckets, lake lag and KV snapshot failures',
+    })
   }
 }

@@ -20,6 +20,7 @@ export interface CoordinatorServiceProps {
   /** Tasks in the service; one is active (it holds the DynamoDB lease), the others stand by. */
   readonly taskCount: number
   readonly environment: Readonly<Record<string, string>>
+  readonly secrets?: Readonly<Record<string, ecs.Secret>>
   readonly securityGroup: ec2.ISecurityGroup
   readonly subnets: ec2.SubnetSelection
   readonly logRetention: logs.RetentionDays
@@ -42,6 +43,7 @@ export class CoordinatorService extends Construct {
       size: props.size,
       cpuArchitecture: props.cpuArchitecture,
       environment: props.environment,
+      ...(props.secrets === undefined ? {} : { secrets: props.secrets }),
       logGroup,
       streamPrefix: 'coordinator',
     })

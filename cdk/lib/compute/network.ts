@@ -3,11 +3,17 @@ import { Construct } from 'constructs'
 
 /** Port of the Fluss RPC listener of every coordinator and tablet server. */
 export const FLUSS_RPC_PORT = 9123
+/** Port of the INTERNAL listener of SASL stages (servers only). */
+export const FLUSS_INTERNAL_PORT = 9124
+/** The bootstrap load balancer's TLS port (TLS terminated there, forwarded to FLUSS_RPC_PORT). */
+export const FLUSS_TLS_PORT = 9443
 
 export interface SluiceNetworkProps {
   readonly natGateways: number
   /** CIDR ranges outside the VPC (peered VPCs, VPN) whose clients may reach the Fluss port. */
   readonly clientCidrs: readonly string[]
+  /** Open FLUSS_INTERNAL_PORT between the servers (SASL stages). */
+  readonly internalListener?: boolean
 }
 
 /**
@@ -48,6 +54,13 @@ export class SluiceNetwork extends Construct {
     ]
     for (const peer of this.clientPeers) {
       this.serverSecurityGroup.addIngressRule(peer, ec2.Port.tcp(FLUSS_RPC_PORT), 'Fluss RPC from clients')
+    }
+    if (props.internalListener === true) {
+      this.serverSecurityGroup.addIngressRule(
+        this.serverSecurityGroup,
+        ec2.Port.tcp(FLUSS_INTERNAL_PORT),
+        'Fluss INTERNAL listener, between servers only',
+      )
     }
     this.functionSecurityGroup = new ec2.SecurityGroup(this, 'FunctionSecurityGroup', {
       vpc: this.vpc,

@@ -23,6 +23,8 @@ export interface ServerTaskProps {
   readonly size: TaskSize
   readonly cpuArchitecture: ecs.CpuArchitecture
   readonly environment: Readonly<Record<string, string>>
+  /** Environment variables read from Secrets Manager when the task starts (never in the task definition). */
+  readonly secrets?: Readonly<Record<string, ecs.Secret>>
   readonly logGroup: logs.ILogGroup
   readonly streamPrefix: string
 }
@@ -46,6 +48,7 @@ export class ServerTask extends Construct {
       image: props.image,
       command: [...props.command],
       environment: { ...props.environment },
+      ...(props.secrets === undefined ? {} : { secrets: { ...props.secrets } }),
       portMappings: [{ name: 'fluss', containerPort: FLUSS_RPC_PORT, protocol: ecs.Protocol.TCP }],
       healthCheck: {
         command: ['CMD', 'node', '-e', TCP_PROBE_SCRIPT],

@@ -1,11 +1,14 @@
-import { Stack } from 'aws-cdk-lib'
+import { SLUICE_SECRETS_ENV } from '@sluice/core/config'
+import { SecretValue, Stack } from 'aws-cdk-lib'
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets'
 import * as ecs from 'aws-cdk-lib/aws-ecs'
 import type * as iam from 'aws-cdk-lib/aws-iam'
 import type * as s3 from 'aws-cdk-lib/aws-s3'
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager'
 import { Construct } from 'constructs'
 import { coordinatorFlussConf, FLUSS_CONF_ENV, type FlussConf, tabletServerFlussConf } from '../fluss-conf.js'
+import { grantMetadataAccess, METADATA_ACCESS, type MetadataAccess } from '../metadata-access.js'
 import type { StageConfig } from '../stages.js'
 import { DATA_PREFIXES } from '../stateful/data-bucket.js'
 import { BootstrapLoadBalancer } from './bootstrap-load-balancer.js'
@@ -33,6 +36,12 @@ export class SluiceCluster extends Construct {
   readonly coordinator: CoordinatorService
   readonly tabletServers: TabletServers
   readonly bootstrap: BootstrapLoadBalancer
+  /**
+   * The servers' secrets (a JSON object of secret option keys: JAAS configs with the SASL users
+   * and the internal credentials), injected as SLUICE_SECRETS when a task starts. Created as `{}`;
+   * operators put the real values in.
+   */
+  readonly secrets: secretsmanager.Secret
 
   constructor(scope: Construct, id: string, props: SluiceClusterProps) {
     super(scope, id)
@@ -54,7 +63,12 @@ export class SluiceCluster extends Construct {
       }),
     )
     const env = (conf: FlussConf) => ({ [FLUSS_CONF_ENV]: Stack.of(this).toJsonString(conf) })
+    this.secrets = new secretsmanager.Secret(this, 'ServerSecrets', {
+      description: `Sluice ${stage.name}: secret server options (SLUICE_SECRETS), e.g. security.sasl.plain.jaas.config`,
+      secretStringValue: SecretValue.unsafePlainText('{}'),
+    })
     const common = {
+      secrets: { [SLUICE_SECRETS_ENV]: ecs.Secret.fromSecretsManager(this.secrets) },
       cluster: this.cluster,
       image,
       cpuArchitecture: platform.cpuArchitecture,
@@ -67,6 +81,9 @@ export class SluiceCluster extends Construct {
       subnets: network.privateSubnets,
       clientPeers: network.clientPeers,
       targetSecurityGroup: network.serverSecurityGroup,
+      ...(stage.security.bootstrapCertificateArn === undefined
+        ? {}
+        : { certificateArn: stage.security.bootstrapCertificateArn }),
     })
     this.coordinator = new CoordinatorService(this, 'Coordinator', {
       ...common,
@@ -88,20 +105,28 @@ export class SluiceCluster extends Construct {
           }),
         ),
     })
-    for (const role of this.serverRoles()) grantServerData(role, props.table, props.bucket)
-  }
-
-  private serverRoles(): iam.IRole[] {
-    return [this.coordinator.taskDefinition, ...this.tabletServers.taskDefinitions].map(t => t.taskRole)
+    grantServerData(
+      this.coordinator.taskDefinition.taskRole,
+      props.table,
+      props.bucket,
+      METADATA_ACCESS.coordinator,
+    )
+    for (const t of this.tabletServers.taskDefinitions)
+      grantServerData(t.taskRole, props.table, props.bucket, METADATA_ACCESS.tabletServer)
   }
 }
 
 /**
- * Servers read and write the metadata table, remote log segments and KV snapshots (the coordinator
+ * Servers read and write their families of the metadata table, remote log segments and KV snapshots (the coordinator
  * also deletes them when a table is dropped); the lake belongs to the tiering function.
  */
-function grantServerData(role: iam.IRole, table: dynamodb.ITable, bucket: s3.IBucket): void {
-  table.grantReadWriteData(role)
+function grantServerData(
+  role: iam.IRole,
+  table: dynamodb.ITable,
+  bucket: s3.IBucket,
+  access: MetadataAccess,
+): void {
+  grantMetadataAccess(role, table, access)
   bucket.grantReadWrite(role, `${DATA_PREFIXES.remoteLog}*`)
   bucket.grantReadWrite(role, `${DATA_PREFIXES.kvSnapshots}*`)
 }

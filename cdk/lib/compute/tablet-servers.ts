@@ -40,6 +40,7 @@ export interface TabletServersProps {
   readonly logRetention: logs.RetentionDays
   /** Environment of one server, built from its identity (FLUSS_CONF with its id and listener). */
   readonly environmentFor: (identity: TabletServerIdentity) => Readonly<Record<string, string>>
+  readonly secrets?: Readonly<Record<string, ecs.Secret>>
   /** Bootstrap target group of the load balancer; every server is registered in it. */
   readonly bootstrapTargetGroup: elbv2.INetworkTargetGroup
 }
@@ -95,6 +96,7 @@ export class TabletServers extends Construct {
       size: props.config,
       cpuArchitecture: props.cpuArchitecture,
       environment: props.environmentFor(identity),
+      ...(props.secrets === undefined ? {} : { secrets: props.secrets }),
       logGroup,
       streamPrefix: `tablet-${serverId}`,
     })

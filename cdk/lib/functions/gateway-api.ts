@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam'
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs'
 import type * as s3 from 'aws-cdk-lib/aws-s3'
 import { Construct } from 'constructs'
+import { grantMetadataAccess, METADATA_ACCESS } from '../metadata-access.js'
 import type { GatewayAuth } from '../stages.js'
 import { DATA_PREFIXES } from '../stateful/data-bucket.js'
 import type { LakeDatabase } from '../stateful/lake-database.js'
@@ -42,7 +43,7 @@ export class GatewayApi extends Construct {
       entry: GATEWAY_ENTRY,
       description: 'Sluice HTTP gateway',
     }).function
-    props.table.grantReadData(this.function)
+    grantMetadataAccess(this.function, props.table, METADATA_ACCESS.gateway)
     props.bucket.grantRead(this.function, `${DATA_PREFIXES.remoteLog}*`)
     props.bucket.grantRead(this.function, `${DATA_PREFIXES.lake}*`)
     this.function.addToRolePolicy(

@@ -6,6 +6,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
 import * as targets from 'aws-cdk-lib/aws-scheduler-targets'
 import { Construct } from 'constructs'
+import { grantMetadataAccess, METADATA_ACCESS } from '../metadata-access.js'
 import { DATA_PREFIXES } from '../stateful/data-bucket.js'
 import type { LakeDatabase } from '../stateful/lake-database.js'
 import { SluiceFunction, type SluiceFunctionProps } from './bundling.js'
@@ -45,7 +46,7 @@ export class TieringFunction extends Construct {
       description: 'Sluice tiering round: tiered log segments to Iceberg tables',
       reservedConcurrentExecutions: 1,
     }).function
-    props.table.grantReadWriteData(this.function)
+    grantMetadataAccess(this.function, props.table, METADATA_ACCESS.tiering)
     props.bucket.grantRead(this.function, `${DATA_PREFIXES.remoteLog}*`)
     props.bucket.grantReadWrite(this.function, `${DATA_PREFIXES.lake}*`)
     this.function.addToRolePolicy(

@@ -1,2 +1,3 @@
 export * from './local-cluster.js'
+export * from './local-security.js'
 export * from './server-process.js'

@@ -3,6 +3,13 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { COORDINATOR_NODE_FLAGS, GATEWAY_NODE_FLAGS, TABLET_SERVER_NODE_FLAGS } from '@sluice/core/config'
 import { type ExternalDynamo, type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
+import {
+  type LocalClusterSecurity,
+  saslClientConfig,
+  securedGatewayConfig,
+  securedListeners,
+  securedServerConfig,
+} from './local-security.js'
 import { ServerProcess } from './server-process.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -35,6 +42,21 @@ export interface LocalClusterOptions {
   readonly tabletConfig?: (id: number) => Readonly<Record<string, string>>
   readonly echo?: boolean
   readonly readyTimeoutMs?: number
+  /** SASL on every listener and ACLs on (default: PLAINTEXT, no authorization). */
+  readonly security?: LocalClusterSecurity
+  /**
+   * More listeners on every server (`NAME://127.0.0.1:0` each, after the usual ones), secured by
+   * `security.protocol.map` in `serverConfig`; `endpointsOf` finds their ports.
+   */
+  readonly extraListeners?: readonly string[]
+  /** Every server serves Prometheus metrics on a free port (`ServerProcess.metricsUrl`). */
+  readonly metrics?: boolean
+}
+
+/** The options that turn a server's Prometheus endpoint on, on any free loopback port. */
+export const LOCAL_METRICS_CONFIG: Readonly<Record<string, string>> = {
+  'metrics.reporters': 'prometheus',
+  'metrics.reporter.prometheus.port': '0',
 }
 
 /**
@@ -48,10 +70,29 @@ export class LocalCluster {
   /** The HTTP gateway, once `startGateway` ran. */
   gateway: ServerProcess | undefined
 
+  readonly #securityConfig: Record<string, string>
+
   private constructor(
     readonly options: LocalClusterOptions,
     readonly aws: LocalAws,
-  ) {}
+  ) {
+    this.#securityConfig = options.security === undefined ? {} : securedServerConfig(options.security)
+  }
+
+  /** Client options for `user` of a secured cluster (SASL/PLAIN); empty for a PLAINTEXT cluster. */
+  clientConfig(user?: string): Record<string, string> {
+    const security = this.options.security
+    if (security === undefined || user === undefined) return {}
+    const password = security.users[user]
+    if (password === undefined) throw new Error(`no user '${user}' in this cluster`)
+    return saslClientConfig(user, password)
+  }
+
+  #listeners(port: number): string {
+    const base = this.options.security === undefined ? `FLUSS://127.0.0.1:${port}` : securedListeners(port)
+    const extra = (this.options.extraListeners ?? []).map(name => `,${name}://127.0.0.1:0`)
+    return base + extra.join('')
+  }
 
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
     const dataDir = resolve(options.dataDir)
@@ -83,6 +124,12 @@ export class LocalCluster {
       .join(',')
   }
 
+  /** Every running server with its metrics URL (`name`, `url`), coordinators first. */
+  get metricsEndpoints(): { readonly name: string; readonly url: string }[] {
+    const all = [...this.coordinators, ...this.tablets.values(), ...(this.gateway ? [this.gateway] : [])]
+    return all.flatMap(p => (p.running && p.metricsUrl ? [{ name: p.options.name, url: p.metricsUrl }] : []))
+  }
+
   /** `http://host:port` of the running gateway, or undefined. */
   get gatewayUrl(): string | undefined {
     const g = this.gateway
@@ -106,6 +153,8 @@ export class LocalCluster {
       ...this.aws.config,
       // The lake format of the cluster: tables with table.datalake.enabled become Iceberg tables.
       'datalake.format': 'iceberg',
+      ...(this.options.metrics ? LOCAL_METRICS_CONFIG : {}),
+      ...this.#securityConfig,
       ...this.options.serverConfig,
     }
   }
@@ -119,7 +168,7 @@ export class LocalCluster {
     const port = first === 0 ? 0 : first + index * 1000
     const conf = {
       ...this.baseConfig(),
-      'bind.listeners': `FLUSS://127.0.0.1:${port}`,
+      'bind.listeners': this.#listeners(port),
     }
     const proc = new ServerProcess({
       name: `coordinator-${index}`,
@@ -141,7 +190,7 @@ export class LocalCluster {
     if (existing?.running) throw new Error(`tablet server ${id} is already running`)
     const conf = {
       ...this.baseConfig(),
-      'bind.listeners': 'FLUSS://127.0.0.1:0',
+      'bind.listeners': this.#listeners(0),
       'tablet-server.id': String(id),
       'data.dir': join(this.options.dataDir, `tablet-server-${id}`),
       ...this.options.tabletConfig?.(id),
@@ -170,8 +219,10 @@ export class LocalCluster {
     if (this.gateway?.running) throw new Error('the gateway is already running')
     const conf = {
       ...this.aws.config,
+      ...(this.options.metrics ? LOCAL_METRICS_CONFIG : {}),
       'bootstrap.servers': this.bootstrapServers,
       'gateway.rest.listen': listen,
+      ...(this.options.security === undefined ? {} : securedGatewayConfig(this.options.security)),
       ...config,
     }
     const proc = new ServerProcess({

@@ -2,6 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
 import { dirname } from 'node:path'
 import { createInterface } from 'node:readline'
+import { humanLogLine } from '@sluice/core/log'
+
+/** The line a server prints when its Prometheus endpoint is up. */
+const METRICS_LINE = /^metrics=(http:\/\/\S+)$/
 
 export interface ServerProcessOptions {
   /** A name for logs, e.g. `tablet-server-1`. */
@@ -17,7 +21,7 @@ export interface ServerProcessOptions {
   readonly readyTimeoutMs: number
   /** Every output line is appended here. */
   readonly logFile: string
-  /** Also echo output lines, prefixed with the name. */
+  /** Also echo output lines, prefixed with the name (JSON log lines in a human format). */
   readonly echo?: boolean
 }
 
@@ -28,6 +32,8 @@ export interface ServerProcessOptions {
 export class ServerProcess {
   host = ''
   port = 0
+  /** `http://host:port/metrics` once the server printed it (metric reporter on). */
+  metricsUrl: string | undefined
   private child: ChildProcess | undefined
   private log: WriteStream | undefined
   private exited: Promise<number | null> = Promise.resolve(null)
@@ -70,7 +76,9 @@ export class ServerProcess {
         this.lines.push(line)
         if (this.lines.length > 500) this.lines.splice(0, 100)
         this.log?.write(`${line}\n`)
-        if (o.echo) process.stdout.write(`[${o.name}] ${line}\n`)
+        if (o.echo) process.stdout.write(`[${o.name}] ${humanLogLine(line)}\n`)
+        const metrics = line.match(METRICS_LINE)
+        if (metrics) this.metricsUrl = metrics[1]
         const m = line.match(o.ready)
         if (m && onReady) {
           onReady(m)

@@ -15,8 +15,11 @@ import {
   validateDatabaseName,
   validateTablePath,
 } from '@sluice/core/metadata'
-import type { ServerNode } from '../metadata/cluster.js'
+import type { AclBinding, AclBindingFilter } from '@sluice/core/security'
+import { type DataType, dataTypeToJson } from '@sluice/core/types'
+import type { BucketLocation, ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
+import { AclAdmin, type AclDropResult, type AclResult } from './acls.js'
 import { listBucketOffsets, type OffsetSpec } from './list-offsets.js'
 import {
   type PartitionInfo,
@@ -34,17 +37,45 @@ export interface SchemaInfo {
 const pbPath = (p: TablePath) => ({ databaseName: p.databaseName, tableName: p.tableName })
 
 /**
- * Cluster administration (Fluss's `Admin`): databases, tables, partitions and offsets. DDL goes to the
+ * Cluster administration (Fluss's `Admin`): databases, tables, partitions, offsets and ACLs. DDL goes to the
  * coordinator named in the metadata; read-only calls go to any server. Every failure is a FlussError
  * carrying the server's Fluss error code.
  */
+/** What `alterTable` changes. */
+export interface TableChanges {
+  readonly set?: Readonly<Record<string, string>>
+  readonly reset?: readonly string[]
+  readonly addColumns?: readonly {
+    readonly name: string
+    readonly type: DataType
+    readonly comment?: string
+  }[]
+}
+
 export class Admin {
   readonly #metadata: MetadataUpdater
   readonly #requestTimeoutMs: number
+  readonly #acls: AclAdmin
 
   constructor(metadata: MetadataUpdater, requestTimeoutMs: number) {
     this.#metadata = metadata
     this.#requestTimeoutMs = requestTimeoutMs
+    this.#acls = new AclAdmin(metadata)
+  }
+
+  /** Creates ACL bindings (needs ALTER on each resource; a table's: its database); one result each. */
+  createAcls(bindings: readonly AclBinding[]): Promise<AclResult[]> {
+    return this.#acls.createAcls(bindings)
+  }
+
+  /** The ACL bindings matching `filter` (default: all) on resources this principal may describe. */
+  listAcls(filter?: AclBindingFilter): Promise<AclBinding[]> {
+    return this.#acls.listAcls(filter)
+  }
+
+  /** Drops the bindings matching each filter; one result per filter. */
+  dropAcls(filters: readonly AclBindingFilter[]): Promise<AclDropResult[]> {
+    return this.#acls.dropAcls(filters)
   }
 
   /** The coordinator and tablet servers currently known. */
@@ -104,6 +135,35 @@ export class Admin {
       tableJson,
       ignoreIfExists,
     })
+  }
+
+  /**
+   * ALTER TABLE: sets (`set`) and resets (`reset`) table properties, adds nullable columns at the
+   * end (`addColumns`), as Fluss's `alterTable` with SET/DELETE config changes and LAST positions.
+   */
+  async alterTable(path: TablePath, changes: TableChanges, ignoreIfNotExists = false): Promise<void> {
+    await this.#metadata.requestCoordinator('ALTER_TABLE', {
+      tablePath: pbPath(path),
+      ignoreIfNotExists,
+      configChanges: [
+        ...Object.entries(changes.set ?? {}).map(([configKey, configValue]) => ({
+          configKey,
+          configValue,
+          opType: 0,
+        })),
+        ...(changes.reset ?? []).map(configKey => ({ configKey, opType: 1 })),
+      ],
+      addColumns: (changes.addColumns ?? []).map(c => ({
+        columnName: c.name,
+        dataTypeJson: Buffer.from(dataTypeToJson(c.type)),
+        ...(c.comment === undefined ? {} : { comment: c.comment }),
+        columnPositionType: 0,
+      })),
+      dropColumns: [],
+      renameColumns: [],
+      modifyColumns: [],
+    })
+    this.#metadata.forgetTable(path)
   }
 
   async dropTable(path: TablePath, ignoreIfNotExists = false): Promise<void> {
@@ -191,6 +251,33 @@ export class Admin {
         ? { tablePath: path, tableId: info.tableId }
         : { tablePath: path, tableId: info.tableId, partitionId }
     return listBucketOffsets(this.#metadata, target, buckets, spec, this.#requestTimeoutMs)
+  }
+
+  /**
+   * Where every bucket of the table (or partition) lives, from fresh metadata: leader, leader epoch
+   * and replicas (`leader` undefined while none is elected).
+   */
+  async getBucketLocations(path: TablePath, partitionName?: string): Promise<BucketLocation[]> {
+    const info = await this.getTableInfo(path)
+    const partitionId = await this.#partitionId(info, partitionName)
+    const cluster = await this.#metadata.update({
+      tables: [path],
+      ...(partitionName === undefined ? {} : { partitions: [{ tablePath: path, partitionName }] }),
+    })
+    return Array.from(
+      { length: info.numBuckets },
+      (_, bucket) =>
+        cluster.bucketLocation({
+          tableId: info.tableId,
+          bucket,
+          ...(partitionId === undefined ? {} : { partitionId }),
+        }) ?? {
+          bucket,
+          leader: undefined,
+          leaderEpoch: undefined,
+          replicas: [],
+        },
+    )
   }
 
   async #partitionId(info: TableInfo, partitionName: string | undefined): Promise<number | undefined> {

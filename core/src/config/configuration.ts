@@ -1,6 +1,6 @@
 import { FlussError } from '../errors/index.js'
 import type { ConfigOption, RawValue } from './option.js'
-import { classifyKey, optionByKey } from './options.js'
+import { classifyKey, FLUSS_KEYS_REFUSED, isSecretKey, optionByKey } from './options.js'
 import { unknownKeyMessage } from './unknown-key.js'
 
 export interface LoadOptions {
@@ -46,6 +46,8 @@ export class Configuration {
         kept[key] = raw
       } else if (kind === 'not-used') {
         warnings.push(`${where}'${key}' is a Fluss option that Sluice does not use; ignored.`)
+      } else if (kind === 'refused') {
+        throw new FlussError('INVALID_CONFIG_EXCEPTION', `${where}${FLUSS_KEYS_REFUSED.get(key)}`)
       } else if (kind === 'foreign') {
         warnings.push(`${where}unknown configuration key '${key}' ignored.`)
       } else {
@@ -117,7 +119,7 @@ export class Configuration {
     const out: Record<string, string> = {}
     for (const [key, raw] of this.#raw) {
       const opt = optionByKey(key)
-      if (opt?.secret && options.redactSecrets) out[key] = '******'
+      if (options.redactSecrets && isSecretKey(key)) out[key] = '******'
       else if (typeof raw === 'string' || opt === undefined) out[key] = String(raw)
       else out[key] = opt.format(opt.parse(raw))
     }

@@ -42,33 +42,6 @@ export const CLIENT_METRICS_ENABLED = client('client.metrics.enabled')
   .default(false)
   .description('Collect client metrics.')
 
-export const CLIENT_SECURITY_PROTOCOL = client('client.security.protocol')
-  .string()
-  .default('PLAINTEXT')
-  .description("Authentication protocol of the client: 'PLAINTEXT' or 'SASL'.")
-
-export const CLIENT_SECURITY_SASL_MECHANISM = client('client.security.sasl.mechanism')
-  .string()
-  .default('PLAIN')
-  .description('SASL mechanism; PLAIN is the only one.')
-
-export const CLIENT_SECURITY_SASL_JAAS_CONFIG = client('client.security.sasl.jaas.config')
-  .string()
-  .noDefault()
-  .isSecret()
-  .description('JAAS login configuration string with the credentials, for SASL/PLAIN.')
-
-export const CLIENT_SECURITY_SASL_USERNAME = client('client.security.sasl.username')
-  .string()
-  .noDefault()
-  .description('SASL/PLAIN user name; an alternative to the JAAS configuration.')
-
-export const CLIENT_SECURITY_SASL_PASSWORD = client('client.security.sasl.password')
-  .string()
-  .noDefault()
-  .isSecret()
-  .description('SASL/PLAIN password; an alternative to the JAAS configuration.')
-
 export const CLIENT_WRITER_BUFFER_MEMORY_SIZE = client('client.writer.buffer.memory-size')
   .memory()
   .default('64mb')
@@ -171,11 +144,6 @@ export const CLIENT_OPTIONS = [
   CLIENT_CONNECT_TIMEOUT,
   CLIENT_REQUEST_TIMEOUT,
   CLIENT_METRICS_ENABLED,
-  CLIENT_SECURITY_PROTOCOL,
-  CLIENT_SECURITY_SASL_MECHANISM,
-  CLIENT_SECURITY_SASL_JAAS_CONFIG,
-  CLIENT_SECURITY_SASL_USERNAME,
-  CLIENT_SECURITY_SASL_PASSWORD,
   CLIENT_WRITER_BUFFER_MEMORY_SIZE,
   CLIENT_WRITER_BUFFER_PAGE_SIZE,
   CLIENT_WRITER_BUFFER_PER_REQUEST_MEMORY_SIZE,

@@ -94,13 +94,15 @@ export const AUTHORIZER_ENABLED = option('authorizer.enabled')
   .boolean()
   .default(false)
   .inScope('cluster')
-  .description('Enforce ACLs on every request; when false every principal may do everything.')
+  .description(
+    'Enforce ACLs on every request (CREATE/LIST/DROP_ACLS manage them); when false every principal may do everything.',
+  )
 
 export const AUTHORIZER_TYPE = option('authorizer.type')
-  .string()
+  .enum(['default'] as const)
   .default('default')
   .inScope('cluster')
-  .description('Which authorizer implementation checks ACLs; `default` is the built-in one.')
+  .description('Which authorizer checks ACLs; `default` (ACLs in the metadata store) is the only one.')
 
 export const SUPER_USERS = option('super.users')
   .string()
@@ -113,7 +115,9 @@ export const ACL_NOTIFICATION_EXPIRATION_TIME = option('acl.notification.expirat
   .default('15min')
   .range(1)
   .inScope('cluster')
-  .description('How long an ACL change notification stays valid before it is discarded.')
+  .description(
+    'The staleness bound of the ACL cache of every server: ACLs are reloaded from the metadata store at least this often, and a server that could not reload them for this long refuses every principal but super users (changes normally arrive within `sluice.acl.refresh-interval`).',
+  )
 
 export const CLUSTER_OPTIONS = [
   DEFAULT_BUCKET_NUMBER,

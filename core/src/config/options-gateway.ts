@@ -202,7 +202,9 @@ export const GATEWAY_SHUTDOWN_DRAIN_TIMEOUT = gateway('gateway.shutdown.drain-ti
 export const GATEWAY_METRICS_ENABLED = gateway('gateway.metrics.enabled')
   .boolean()
   .default(true)
-  .description('Record gateway request metrics.')
+  .description(
+    "Record the gateway's request metrics (requests, errors, latency and bytes per route) when a metric reporter runs (`metrics.reporters`); false leaves them out of its endpoint.",
+  )
 
 export const GATEWAY_SECURITY_AUTHENTICATION = gateway('gateway.security.authentication')
   .enum(GATEWAY_AUTHENTICATION_MODES)

@@ -34,20 +34,6 @@ export const INTERNAL_LISTENER_NAME = option('internal.listener.name')
   .inScope('server')
   .description('The listener servers use to talk to each other.')
 
-export const SECURITY_PROTOCOL_MAP = option('security.protocol.map')
-  .string()
-  .default('')
-  .inScope('server')
-  .description(
-    "Authentication protocol per listener, as 'LISTENER:PROTOCOL' pairs separated by commas (e.g. 'CLIENT:SASL,INTERNAL:PLAINTEXT'). Listeners not named use PLAINTEXT.",
-  )
-
-export const SECURITY_SASL_ENABLED_MECHANISMS = option('security.sasl.enabled.mechanisms')
-  .list()
-  .noDefault()
-  .inScope('server')
-  .description('SASL mechanisms the server accepts; Fluss supports PLAIN.')
-
 export const TABLET_SERVER_ID = option('tablet-server.id')
   .int()
   .noDefault()
@@ -192,8 +178,6 @@ export const SERVER_OPTIONS = [
   BIND_LISTENERS,
   ADVERTISED_LISTENERS,
   INTERNAL_LISTENER_NAME,
-  SECURITY_PROTOCOL_MAP,
-  SECURITY_SASL_ENABLED_MECHANISMS,
   TABLET_SERVER_ID,
   TABLET_SERVER_RACK,
   DATA_DIR,

@@ -6,8 +6,10 @@ import { COORDINATOR_OPTIONS } from './options-coordinator.js'
 import { GATEWAY_OPTIONS } from './options-gateway.js'
 import { KV_OPTIONS } from './options-kv.js'
 import { LOG_OPTIONS } from './options-log.js'
+import { METRICS_OPTIONS } from './options-metrics.js'
 import { RPC_OPTIONS } from './options-rpc.js'
 import { SCANNER_OPTIONS } from './options-scanner.js'
+import { SASL_LISTENER_JAAS_PREFIX, SECURITY_OPTIONS } from './options-security.js'
 import { SERVER_OPTIONS } from './options-server.js'
 import { SLUICE_OPTIONS } from './options-sluice.js'
 import { TABLE_OPTIONS } from './options-table.js'
@@ -20,8 +22,10 @@ export * from './options-coordinator.js'
 export * from './options-gateway.js'
 export * from './options-kv.js'
 export * from './options-log.js'
+export * from './options-metrics.js'
 export * from './options-rpc.js'
 export * from './options-scanner.js'
+export * from './options-security.js'
 export * from './options-server.js'
 export * from './options-sluice.js'
 export * from './options-table.js'
@@ -34,10 +38,12 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   ...SERVER_OPTIONS,
   ...LOG_OPTIONS,
   ...KV_OPTIONS,
+  ...SECURITY_OPTIONS,
   ...CLIENT_OPTIONS,
   ...SCANNER_OPTIONS,
   ...GATEWAY_OPTIONS,
   ...SLUICE_OPTIONS,
+  ...METRICS_OPTIONS,
   ...RPC_OPTIONS,
   ...TABLET_OPTIONS,
   ...COORDINATOR_OPTIONS,
@@ -49,7 +55,7 @@ export const SCOPES: readonly OptionScope[] = ['table', 'cluster', 'server', 'cl
 export const TABLE_PROPERTY_PREFIX = 'table.'
 
 /**
- * Fluss 0.9.1 keys that Sluice reads no value from (ZooKeeper, JVM plugins, metrics reporters, Kafka
+ * Fluss 0.9.1 keys that Sluice reads no value from (ZooKeeper, JVM plugins, Kafka
  * protocol, thread-pool sizes of a multi-threaded server, deprecated host/port keys). A Fluss config
  * file that sets them still loads; the keys are reported as warnings.
  */
@@ -67,15 +73,6 @@ export const FLUSS_KEYS_NOT_USED: readonly string[] = [
   'zookeeper.client.max-buffer-size',
   'plugin.classloader.parent-first-patterns.default',
   'plugin.classloader.parent-first-patterns.additional',
-  'metrics.reporters',
-  'metrics.reporter.prometheus.port',
-  'metrics.reporter.prometheus-push.host-url',
-  'metrics.reporter.prometheus-push.job-name',
-  'metrics.reporter.prometheus-push.random-job-name-suffix',
-  'metrics.reporter.prometheus-push.delete-on-shutdown',
-  'metrics.reporter.prometheus-push.grouping-key',
-  'metrics.reporter.prometheus-push.push-interval',
-  'metrics.reporter.jmx.port',
   'kafka.enabled',
   'kafka.listener.names',
   'kafka.database',
@@ -94,14 +91,39 @@ export const FLUSS_KEYS_NOT_USED: readonly string[] = [
 ]
 
 /**
+ * Fluss 0.9.1 keys Sluice refuses, with the reason: accepting them would promise something that does
+ * not happen (Fluss's JMX and Prometheus push-gateway reporters).
+ */
+export const FLUSS_KEYS_REFUSED: ReadonlyMap<string, string> = new Map(
+  [
+    'metrics.reporter.jmx.port',
+    'metrics.reporter.prometheus-push.host-url',
+    'metrics.reporter.prometheus-push.job-name',
+    'metrics.reporter.prometheus-push.random-job-name-suffix',
+    'metrics.reporter.prometheus-push.delete-on-shutdown',
+    'metrics.reporter.prometheus-push.grouping-key',
+    'metrics.reporter.prometheus-push.push-interval',
+  ].map(key => [
+    key,
+    `'${key}' configures a Fluss metric reporter Sluice does not have; Sluice reports metrics through 'metrics.reporters: prometheus' (pulled from 'metrics.reporter.prometheus.port') or CloudWatch embedded metrics ('sluice.metrics.emf.interval').`,
+  ]),
+)
+
+/**
  * Key prefixes whose keys are passed through unparsed to a component that owns them: the lake
  * format's catalog options (`datalake.iceberg.warehouse`, ...).
  */
 export const PASSTHROUGH_PREFIXES: readonly string[] = [
+  SASL_LISTENER_JAAS_PREFIX,
   'datalake.iceberg.',
   'datalake.paimon.',
   'datalake.lance.',
 ]
+
+/** Passed-through keys that hold secrets (listener-specific JAAS configs): never logged or rendered. */
+export function isSecretKey(key: string): boolean {
+  return optionByKey(key)?.secret === true || key.startsWith(SASL_LISTENER_JAAS_PREFIX)
+}
 
 const BY_KEY = new Map<string, ConfigOption<unknown>>()
 for (const opt of ALL_OPTIONS) {
@@ -121,13 +143,14 @@ export function optionsInScope(scope: OptionScope): ConfigOption<unknown>[] {
 /** First dotted segments of registered keys: an unknown key starting with one of them is a typo. */
 const OUR_PREFIXES = new Set(ALL_OPTIONS.map(o => firstSegment(o.key)))
 
-export type KeyClass = 'registered' | 'passthrough' | 'not-used' | 'unknown-ours' | 'foreign'
+export type KeyClass = 'registered' | 'passthrough' | 'not-used' | 'refused' | 'unknown-ours' | 'foreign'
 
 /** How a loader should treat `key`: parse it, pass it on, warn about it, or reject it as a typo. */
 export function classifyKey(key: string): KeyClass {
   if (BY_KEY.has(key)) return 'registered'
   if (PASSTHROUGH_PREFIXES.some(p => key.startsWith(p))) return 'passthrough'
   if (FLUSS_KEYS_NOT_USED.includes(key)) return 'not-used'
+  if (FLUSS_KEYS_REFUSED.has(key)) return 'refused'
   return OUR_PREFIXES.has(firstSegment(key)) ? 'unknown-ours' : 'foreign'
 }
 

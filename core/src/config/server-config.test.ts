@@ -116,4 +116,32 @@ describe('loadServerConfig', () => {
       /^FLUSS_CONF: Invalid value 'true' for 'log.replica.max-lag-time'/,
     )
   })
+
+  it('takes secrets from SLUICE_SECRETS over SLUICE_SECRETS_FILE over FLUSS_CONF, secret keys only', () => {
+    const file = writeConfig(
+      'secrets.json',
+      JSON.stringify({ 'security.sasl.plain.jaas.config': 'from-file' }),
+    )
+    const listenerKey = 'security.sasl.listener.name.internal.plain.jaas.config'
+    const env = {
+      FLUSS_CONF: JSON.stringify({ 'security.sasl.plain.jaas.config': 'from-conf', 'tablet-server.id': 3 }),
+      SLUICE_SECRETS_FILE: file,
+      SLUICE_SECRETS: JSON.stringify({ [listenerKey]: 'from-env' }),
+    }
+    const { config } = loadServerConfig({ env })
+    expect(config.rawValues()['security.sasl.plain.jaas.config']).toBe('from-file')
+    expect(config.rawValues()[listenerKey]).toBe('from-env')
+    expect(config.get(TABLET_SERVER_ID)).toBe(3)
+    expect(config.toRecord({ redactSecrets: true })[listenerKey]).toBe('******')
+    expect(
+      loadError(() =>
+        loadServerConfig({ env: { SLUICE_SECRETS: JSON.stringify({ 'tablet-server.id': 1 }) } }),
+      ),
+    ).toMatch(/^SLUICE_SECRETS: 'tablet-server.id' is not a secret option/)
+    const broken = loadError(() => loadServerConfig({ env: { SLUICE_SECRETS: '{"x": "hunter2' } }))
+    expect(broken).toBe('SLUICE_SECRETS is not valid JSON')
+    expect(
+      loadError(() => loadServerConfig({ env: { SLUICE_SECRETS_FILE: join(dir, 'none.json') } })),
+    ).toMatch(/Cannot read configuration file/)
+  })
 })

@@ -2,17 +2,25 @@ import { readFileSync } from 'node:fs'
 import { FlussError } from '../errors/index.js'
 import { parseConfigFile } from './config-file.js'
 import { Configuration } from './configuration.js'
+import { isSecretKey } from './options.js'
 import { SLUICE_LOCAL_DATA_DIR } from './options-sluice.js'
 
 /** The environment variable holding a JSON object of option keys to values. */
 export const FLUSS_CONF_ENV = 'FLUSS_CONF'
 /** The environment variable naming the local data directory (`sluice.local.data-dir`). */
 export const SLUICE_DATA_DIR_ENV = 'SLUICE_DATA_DIR'
+/**
+ * Secrets as a JSON object of secret option keys (JAAS configs, passwords): what ECS injects from
+ * AWS Secrets Manager at task start.
+ */
+export const SLUICE_SECRETS_ENV = 'SLUICE_SECRETS'
+/** A file holding the same JSON object (local deployments; readable by the server's user only). */
+export const SLUICE_SECRETS_FILE_ENV = 'SLUICE_SECRETS_FILE'
 
 export interface ServerConfigSources {
   /** A flat YAML file (`server.yaml`) of Fluss keys; optional. */
   readonly filePath?: string
-  /** The process environment (only FLUSS_CONF and SLUICE_DATA_DIR are read). */
+  /** The process environment (only FLUSS_CONF, SLUICE_DATA_DIR, SLUICE_SECRETS and SLUICE_SECRETS_FILE are read). */
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
@@ -23,8 +31,9 @@ export interface LoadedServerConfig {
 }
 
 /**
- * Builds a server's configuration. Precedence, highest first: FLUSS_CONF, SLUICE_DATA_DIR, the
- * file, the options' defaults. Every source is validated on its own so errors name it.
+ * Builds a server's configuration. Precedence, highest first: the secrets (SLUICE_SECRETS, then
+ * SLUICE_SECRETS_FILE), FLUSS_CONF, SLUICE_DATA_DIR, the file, the options' defaults. Every source
+ * is validated on its own so errors name it; the secret sources may only hold secret keys.
  */
 export function loadServerConfig(sources: ServerConfigSources): LoadedServerConfig {
   const fromFile =
@@ -38,24 +47,52 @@ export function loadServerConfig(sources: ServerConfigSources): LoadedServerConf
     source: SLUICE_DATA_DIR_ENV,
   })
   const fromEnv = Configuration.load(parseFlussConf(sources.env[FLUSS_CONF_ENV]), { source: FLUSS_CONF_ENV })
-  const config = fromFile.with(fromDataDir).with(fromEnv)
+  const config = fromFile
+    .with(fromDataDir)
+    .with(fromEnv)
+    .with(loadSecrets(readSecretsFile(sources.env[SLUICE_SECRETS_FILE_ENV]), SLUICE_SECRETS_FILE_ENV))
+    .with(loadSecrets(sources.env[SLUICE_SECRETS_ENV], SLUICE_SECRETS_ENV))
   return { config, warnings: config.warnings }
+}
+
+function readSecretsFile(path: string | undefined): string | undefined {
+  if (path === undefined || path === '') return undefined
+  return readConfigFile(path)
+}
+
+/** A secrets source: a JSON object whose keys must all be secret options (never logged). */
+function loadSecrets(text: string | undefined, source: string): Configuration {
+  const values = parseJsonObject(text, source)
+  for (const key of Object.keys(values)) {
+    if (!isSecretKey(key))
+      throw new FlussError(
+        'INVALID_CONFIG_EXCEPTION',
+        `${source}: '${key}' is not a secret option; only secrets (JAAS configs, passwords) belong there.`,
+      )
+  }
+  return Configuration.load(values, { source })
 }
 
 /** Parses the FLUSS_CONF value: a JSON object of keys to strings, numbers, booleans or string lists. */
 export function parseFlussConf(text: string | undefined): Record<string, unknown> {
+  return parseJsonObject(text, FLUSS_CONF_ENV)
+}
+
+function parseJsonObject(text: string | undefined, source: string): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {}
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e)
-    throw new FlussError('INVALID_CONFIG_EXCEPTION', `${FLUSS_CONF_ENV} is not valid JSON: ${reason}`)
+    // The reason may quote the text; never for secrets.
+    const detail = source === FLUSS_CONF_ENV ? `: ${reason}` : ''
+    throw new FlussError('INVALID_CONFIG_EXCEPTION', `${source} is not valid JSON${detail}`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new FlussError(
       'INVALID_CONFIG_EXCEPTION',
-      `${FLUSS_CONF_ENV} must be a JSON object of option keys to values.`,
+      `${source} must be a JSON object of option keys to values.`,
     )
   }
   return value as Record<string, unknown>

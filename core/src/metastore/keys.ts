@@ -22,6 +22,11 @@ import { FlussError } from '../errors/index.js'
  * | TABLE#<id>     | LAKE                                | tiering progress                             |
  * | TABLE#<id>     | AUTOINC#<columnId>                  | auto-increment counter (allocate-id.ts)      |
  * | LAKE_CATALOG#<db> | TABLE#<name>                     | local lake catalog: Iceberg metadata pointer |
+ * | ACL            | BINDING#<binding>                   | one ACL binding (resource + entry)           |
+ * | ACL            | VERSION                             | change counter of the ACLs (cache refresh)   |
+ *
+ * `<binding>` is the binding's resource type, resource name, principal type, principal name, host,
+ * operation and permission, each URI-encoded, joined by `#`.
  *
  * `<partition>` is the partition id, or `_` for a non-partitioned table. Server leases and
  * databases share one partition each, so they can be listed with a query (no scans).
@@ -162,6 +167,35 @@ export const lakeCatalogKey = (db: string, table: string): ItemKey => ({
   pk: `${LAKE_CATALOG_PK_PREFIX}${name(db, 'database name')}`,
   sk: `${TABLE_SK_PREFIX}${name(table, 'table name')}`,
 })
+
+export const ACL_PK = 'ACL'
+export const ACL_BINDING_SK_PREFIX = 'BINDING#'
+/** The item of one ACL binding; `parts` are its fields in the order of the table above. */
+export const aclBindingKey = (parts: readonly string[]): ItemKey => {
+  if (parts.length !== 7 || parts.some(p => typeof p !== 'string' || p.length === 0))
+    throw invalid('an ACL binding key needs 7 non-empty parts')
+  return { pk: ACL_PK, sk: `${ACL_BINDING_SK_PREFIX}${parts.map(encodeURIComponent).join('#')}` }
+}
+export const aclVersionKey = (): ItemKey => ({ pk: ACL_PK, sk: 'VERSION' })
+export function parseAclBindingSk(sk: string): string[] {
+  const parts = after(sk, ACL_BINDING_SK_PREFIX, 'ACL binding').split('#')
+  if (parts.length !== 7) throw invalid(`ACL binding key '${sk}' does not have 7 parts`)
+  return parts.map(decodeURIComponent)
+}
+
+/**
+ * Every partition-key family, as IAM `dynamodb:LeadingKeys` patterns: what a deployment scopes
+ * each process's grants by (a role may touch only the families it uses).
+ */
+export const PARTITION_KEY_FAMILIES = {
+  cluster: CLUSTER_PK,
+  catalog: CATALOG_PK,
+  databases: 'DB#*',
+  tables: 'TABLE#*',
+  lakeCatalog: `${LAKE_CATALOG_PK_PREFIX}*`,
+  acls: ACL_PK,
+} as const
+export type PartitionKeyFamily = keyof typeof PARTITION_KEY_FAMILIES
 
 function after(key: string, prefix: string, what: string): string {
   if (!key.startsWith(prefix) || key.length === prefix.length)

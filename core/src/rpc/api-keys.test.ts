@@ -6,9 +6,9 @@ import type { Handler, TabletHandlers } from './handler.js'
 describe('ApiKeys', () => {
   const specs = Object.values(ApiKeys)
 
-  it('holds the 44 implemented APIs of Fluss 0.9.1 with unique key numbers', () => {
-    expect(specs).toHaveLength(44)
-    expect(new Set(specs.map(s => s.key)).size).toBe(44)
+  it('holds the 47 implemented APIs of Fluss 0.9.1 with unique key numbers', () => {
+    expect(specs).toHaveLength(47)
+    expect(new Set(specs.map(s => s.key)).size).toBe(47)
     for (const spec of specs) {
       expect(describeApiKey(spec.key)).toBe(`${spec.name}(${spec.key})`)
       expect(apiByKey(spec.key)?.name).toBe(spec.name)

@@ -148,6 +148,9 @@ const SPECS = {
   CREATE_PARTITION: api(1036, 'coordinator', m.CreatePartitionRequest, m.CreatePartitionResponse),
   DROP_PARTITION: api(1037, 'coordinator', m.DropPartitionRequest, m.DropPartitionResponse),
   AUTHENTICATE: api(1038, 'both', m.AuthenticateRequest, m.AuthenticateResponse),
+  CREATE_ACLS: api(1039, 'coordinator', m.CreateAclsRequest, m.CreateAclsResponse),
+  LIST_ACLS: api(1040, 'both', m.ListAclsRequest, m.ListAclsResponse),
+  DROP_ACLS: api(1041, 'coordinator', m.DropAclsRequest, m.DropAclsResponse),
   LAKE_TIERING_HEARTBEAT: api(
     1042,
     'coordinator',

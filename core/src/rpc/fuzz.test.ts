@@ -7,23 +7,8 @@ import * as messages from './generated/fluss-api.js'
 import type { MessageType } from './message-codec.js'
 import { RpcServer } from './server.js'
 import { ServerConnection } from './server-connection.js'
-import { TestingRawClient } from './testing.js'
+import { prng, TestingRawClient } from './testing.js'
 
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-function prng(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1))
-  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(0, 255)))
-  const pick = <T>(items: readonly T[]) => items[int(0, items.length - 1)]
-  return { next, int, bytes, pick }
-}
 type Rng = ReturnType<typeof prng>
 
 const MAX_REQUEST_BYTES = 4096

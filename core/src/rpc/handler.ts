@@ -1,3 +1,4 @@
+import type { Session } from '../security/session.js'
 import type { ApiName, ApiNameFor, ApiRequest, ApiResponseInit, ApiSpec } from './api-keys.js'
 
 /** What a server plays: one Fluss role, or both on one listener (then ApiVersions omits server_type). */
@@ -24,8 +25,10 @@ export interface ConnectionInfo {
   readonly clientAddress: string
   readonly clientPort: number
   readonly listenerName: string
-  /** Per-connection state kept by hooks and handlers (e.g. the authenticated principal). */
+  /** Per-connection state kept by hooks and handlers. */
   readonly attributes: Map<string, unknown>
+  /** Who is on the other end: authentication state and principal. */
+  readonly session: Session
 }
 
 /** Everything a handler may need besides the request itself. */
@@ -66,6 +69,16 @@ export interface HandlerOptions {
   readonly maxVersion?: number
 }
 
+/**
+ * The per-request security layer (authorization): `check` runs before the handler and throws a
+ * FlussError to refuse the request, `filter` may narrow the handler's answer (list calls). Runs
+ * for every API except API_VERSIONS and AUTHENTICATE, after authentication.
+ */
+export interface RequestGuard {
+  check(request: unknown, ctx: RequestContext): void | Promise<void>
+  filter?(response: unknown, request: unknown, ctx: RequestContext): unknown | Promise<unknown>
+}
+
 /** Runs before every request (API_VERSIONS included); throwing a FlussError rejects the request. */
 export type RequestHook = (ctx: RequestContext) => void | Promise<void>
 
@@ -75,3 +88,11 @@ export interface RpcLogger {
 }
 
 export const SILENT_LOGGER: RpcLogger = { warn() {} }
+
+/**
+ * Told once per request, when its response frame is ready (request metrics): the API key, the
+ * request frame's size, `performance.now()` when it was read, and the response frame.
+ */
+export interface RequestObserver {
+  completed(apiKey: number, requestBytes: number, startMs: number, response: readonly Buffer[]): void
+}

@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net'
 import { ERRORS, FlussError } from '../errors/index.js'
+import { notAuthenticatedError } from '../security/server-authenticator.js'
+import type { Session } from '../security/session.js'
 import { type ApiSpec, describeApiKey } from './api-keys.js'
 import {
   encodeErrorResponse,
@@ -15,7 +17,9 @@ import {
   CLIENT_SOFTWARE_VERSION,
   type ConnectionInfo,
   type RequestContext,
+  type RequestGuard,
   type RequestHook,
+  type RequestObserver,
   type RpcLogger,
 } from './handler.js'
 
@@ -35,8 +39,13 @@ export interface ChannelConfig {
   readonly serverName: string
   readonly logger: RpcLogger
   readonly beforeRequest?: RequestHook
+  readonly observer?: RequestObserver
+  readonly guard?: RequestGuard
   lookup(apiKey: number): RegisteredApi | undefined
 }
+
+const API_VERSIONS_KEY = 1000
+const AUTHENTICATE_KEY = 1038
 
 /** Longest error message put on the wire for an unexpected (non-Fluss) failure. */
 const UNEXPECTED_MESSAGE_CHARS = 512
@@ -60,7 +69,7 @@ export class ServerChannel {
   #state: 'open' | 'draining' | 'failed' | 'closed' = 'open'
   #readEnded = false
 
-  constructor(socket: Socket, id: number, listenerName: string, config: ChannelConfig) {
+  constructor(socket: Socket, id: number, listenerName: string, session: Session, config: ChannelConfig) {
     this.#socket = socket
     this.#config = config
     this.info = {
@@ -69,6 +78,7 @@ export class ServerChannel {
       clientPort: socket.remotePort ?? 0,
       listenerName,
       attributes: new Map(),
+      session,
     }
     this.#decoder = new FrameDecoder({
       maxFrameBytes: config.maxFrameBytes,
@@ -122,7 +132,13 @@ export class ServerChannel {
 
   #start(frame: Buffer): void {
     this.#inFlight++
-    void this.#process(parseRequestFrame(frame)).then(chunks => this.#write(chunks))
+    const request = parseRequestFrame(frame)
+    const observer = this.#config.observer
+    const startMs = observer === undefined ? 0 : performance.now()
+    void this.#process(request).then(chunks => {
+      observer?.completed(request.apiKey, frame.length, startMs, chunks)
+      this.#write(chunks)
+    })
   }
 
   /** Runs one request to its response frame; never rejects. */
@@ -138,6 +154,14 @@ export class ServerChannel {
     if (!handshake && (apiVersion < api.minVersion || apiVersion > api.maxVersion)) {
       const message = `${api.spec.name} version ${apiVersion} is not supported (versions ${api.minVersion}..${api.maxVersion})`
       return encodeErrorResponse(requestId, ERRORS.UNSUPPORTED_VERSION.code, message)
+    }
+    if (
+      this.info.session.state === 'authenticating' &&
+      apiKey !== API_VERSIONS_KEY &&
+      apiKey !== AUTHENTICATE_KEY
+    ) {
+      const e = notAuthenticatedError()
+      return encodeErrorResponse(requestId, e.wireCode, e.message)
     }
     let request: unknown
     try {
@@ -177,7 +201,12 @@ export class ServerChannel {
 
   async #invoke(api: RegisteredApi, request: unknown, ctx: RequestContext): Promise<unknown> {
     if (this.#config.beforeRequest) await this.#config.beforeRequest(ctx)
-    return api.invoke(request, ctx)
+    const guard = this.#config.guard
+    if (guard === undefined || api.spec.key === API_VERSIONS_KEY || api.spec.key === AUTHENTICATE_KEY)
+      return api.invoke(request, ctx)
+    await guard.check(request, ctx)
+    const response = await api.invoke(request, ctx)
+    return guard.filter === undefined ? response : guard.filter(response, request, ctx)
   }
 
   #errorResponse(requestId: number, spec: ApiSpec, e: unknown): Buffer[] {

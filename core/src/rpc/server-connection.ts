@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net'
+import { connect as connectTls } from 'node:tls'
 import {
   SLUICE_RPC_CLIENT_MAX_INFLIGHT_REQUESTS,
   SLUICE_RPC_CLIENT_MAX_QUEUED_REQUESTS,
@@ -7,6 +8,7 @@ import {
 import { CLIENT_CONNECT_TIMEOUT, CLIENT_REQUEST_TIMEOUT } from '../config/options-client.js'
 import { NETTY_CONNECTION_MAX_IDLE_TIME } from '../config/options-server.js'
 import { FlussError } from '../errors/index.js'
+import { type ClientSecurity, newSaslClient, tlsConnectOptions } from '../security/client-security.js'
 import { type ApiName, type ApiRequestInit, type ApiResponse, type ApiSpec, apiSpec } from './api-keys.js'
 import { ServerApiVersions } from './api-versions.js'
 import { decodeErrorBody, encodeRequest, parseResponseFrame, ResponseType } from './frame.js'
@@ -27,6 +29,8 @@ export interface ServerConnectionOptions {
   readonly idleTimeoutMs?: number
   readonly clientSoftwareName?: string
   readonly clientSoftwareVersion?: string
+  /** TLS and SASL; none: PLAINTEXT. */
+  readonly security?: ClientSecurity
 }
 
 export interface RequestOptions {
@@ -46,6 +50,11 @@ interface Pending {
 
 const SOFTWARE_NAME = 'sluice'
 const SOFTWARE_VERSION = '0.1.0'
+/** Backoff of AUTHENTICATE retries after RETRIABLE_AUTHENTICATE_EXCEPTION (Fluss: 100 ms × 2 up to 5 s). */
+const AUTH_RETRY_INITIAL_MS = 100
+const AUTH_RETRY_MAX_MS = 5_000
+/** Most rounds of one SASL exchange (SCRAM needs two). */
+const MAX_SASL_ROUNDS = 8
 
 /**
  * A client connection to one Fluss server: ApiVersions handshake on connect, then pipelined requests
@@ -84,7 +93,12 @@ export class ServerConnection {
     this.#closed = new Promise(resolve => {
       this.#resolveClosed = resolve
     })
-    this.#socket = connect({ host: options.host, port: options.port, noDelay: true })
+    const tls = options.security?.tls
+    this.#socket =
+      tls === undefined
+        ? connect({ host: options.host, port: options.port, noDelay: true })
+        : connectTls({ host: options.host, port: options.port, ...tlsConnectOptions(tls, options.host) })
+    if (tls !== undefined) this.#socket.setNoDelay(true)
     this.#socket.on('data', chunk => this.#onData(chunk as Buffer))
     this.#socket.on('error', err => this.#shutdown(this.#networkError(err.message)))
     this.#socket.on('close', () => this.#shutdown(this.#networkError('connection closed')))
@@ -149,7 +163,7 @@ export class ServerConnection {
     )
     try {
       await new Promise<void>((resolve, reject) => {
-        this.#socket.once('connect', resolve)
+        this.#socket.once(this.#options.security?.tls === undefined ? 'connect' : 'secureConnect', resolve)
         void this.#closed.then(reject)
       })
       const spec = apiSpec('API_VERSIONS')
@@ -161,6 +175,7 @@ export class ServerConnection {
       )) as ApiResponse<'API_VERSIONS'>
       const versions = new ServerApiVersions(response)
       versions.checkServerType(this.#options.expectedRole, this.endpoint)
+      await this.#authenticate(timeoutMs)
       this.#versions = versions
       this.#armIdleTimer()
     } catch (e) {
@@ -168,6 +183,43 @@ export class ServerConnection {
       throw e
     } finally {
       clearTimeout(timer)
+    }
+  }
+
+  /**
+   * SASL as Fluss's client: AUTHENTICATE with the mechanism's first token, then one more round per
+   * challenge until the mechanism is complete. RETRIABLE_AUTHENTICATE_EXCEPTION restarts the exchange
+   * after a backoff; any other failure (AUTHENTICATE_EXCEPTION) fails the connect.
+   */
+  async #authenticate(timeoutMs: number): Promise<void> {
+    const sasl = this.#options.security?.sasl
+    if (sasl === undefined) return
+    const spec = apiSpec('AUTHENTICATE')
+    for (let attempt = 0; ; attempt++) {
+      const client = newSaslClient(sasl)
+      try {
+        let token: Buffer | null = client.initialToken()
+        for (let round = 0; token !== null; round++) {
+          if (round >= MAX_SASL_ROUNDS) throw new FlussError('AUTHENTICATE_EXCEPTION', 'Too many SASL rounds')
+          const request = { protocol: client.mechanism, token }
+          const response = (await this.#enqueue(spec, 0, request, timeoutMs)) as ApiResponse<'AUTHENTICATE'>
+          const challenge = response.challenge
+          token =
+            challenge !== null && (challenge.length > 0 || !client.complete)
+              ? client.evaluateChallenge(challenge)
+              : null
+          if (token === null && !client.complete)
+            throw new FlussError(
+              'AUTHENTICATE_EXCEPTION',
+              'The server ended the SASL exchange before it completed',
+            )
+        }
+        return
+      } catch (e) {
+        if (!(e instanceof FlussError) || !e.is('RETRIABLE_AUTHENTICATE_EXCEPTION')) throw e
+        const backoff = Math.min(AUTH_RETRY_MAX_MS, AUTH_RETRY_INITIAL_MS * 2 ** attempt)
+        await new Promise(resolve => setTimeout(resolve, backoff))
+      }
     }
   }
 

@@ -68,7 +68,7 @@ function deferred<T = void>() {
 }
 
 describe('RpcServer ApiVersions', () => {
-  it('advertises exactly the registered APIs and versions, with the tablet server type', async () => {
+  it('advertises exactly the registered APIs (and AUTHENTICATE) with their versions and the tablet server type', async () => {
     const { port } = await startServer({}, s =>
       s
         .register('PRODUCE_LOG', () => ({}))
@@ -88,6 +88,7 @@ describe('RpcServer ApiVersions', () => {
       [1014, 0, 0],
       [1016, 0, 0],
       [1017, 0, 1],
+      [1038, 0, 0],
     ])
   })
 

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net'
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
 import {
   SLUICE_RPC_SERVER_MAX_CONNECTIONS,
   SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
@@ -7,13 +8,19 @@ import {
 } from '../config/index.js'
 import { NETTY_CONNECTION_MAX_IDLE_TIME, NETTY_SERVER_MAX_REQUEST_SIZE } from '../config/options-server.js'
 import { assert } from '../errors/index.js'
+import type { ListenerSecurity } from '../security/listener-security.js'
+import { refusePlaintextAuthenticate } from '../security/server-authenticator.js'
+import { Session } from '../security/session.js'
+import { certificatePrincipal } from '../security/tls.js'
 import { type ApiName, apiSpec } from './api-keys.js'
 import type { ApiVersionsResponseInit } from './generated/fluss-api.js'
 import {
   type Handler,
   type HandlerOptions,
   type Handlers,
+  type RequestGuard,
   type RequestHook,
+  type RequestObserver,
   type RpcLogger,
   SERVER_TYPE_ID,
   type ServerRole,
@@ -36,7 +43,15 @@ export interface RpcServerOptions {
   readonly maxConnections?: number
   readonly shutdownTimeoutMs?: number
   readonly beforeRequest?: RequestHook
-  readonly logger?: RpcLogger
+  /** Authorization of every request (after authentication); none: every request is served. */
+  readonly guard?: RequestGuard
+  /** How the listener is secured (TLS, SASL, internal); none: PLAINTEXT, not internal. */
+  readonly security?: ListenerSecurity
+  /** How often TLS files are checked for a renewed certificate (default 1 min). */
+  readonly tlsReloadIntervalMs?: number
+  readonly logger?: RpcLogger & { info?(message: string, fields?: Record<string, unknown>): void }
+  /** Told of every completed request (request metrics). */
+  readonly observer?: RequestObserver
 }
 
 export interface ServerAddress {
@@ -44,7 +59,10 @@ export interface ServerAddress {
   readonly port: number
 }
 
-type ServedApiName = Exclude<ApiName, 'API_VERSIONS'>
+type ServedApiName = Exclude<ApiName, 'API_VERSIONS' | 'AUTHENTICATE'>
+
+const DEFAULT_TLS_RELOAD_INTERVAL_MS = 60_000
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000
 
 /**
  * A Fluss RPC listener: accepts connections, dispatches requests to the handler registered for their
@@ -58,6 +76,11 @@ export class RpcServer {
   #server: Server | undefined
   #address: ServerAddress | undefined
   #nextConnectionId = 1
+  #stopTlsWatch: (() => void) | undefined
+  /** TCP sockets of a TLS listener (including those still in the handshake). */
+  readonly #rawSockets = new Set<Socket>()
+  /** `address:port` of TLS connections past the handshake. */
+  readonly #secured = new Set<string>()
 
   constructor(options: RpcServerOptions) {
     this.#options = options
@@ -70,6 +93,8 @@ export class RpcServer {
       serverName,
       logger: options.logger ?? SILENT_LOGGER,
       beforeRequest: options.beforeRequest,
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
+      guard: options.guard,
       lookup: key => this.#apis.get(key),
     }
     const versions = apiSpec('API_VERSIONS')
@@ -79,6 +104,21 @@ export class RpcServer {
       maxVersion: versions.maxVersion,
       timeoutMs: this.#defaultTimeoutMs(),
       invoke: () => this.apiVersions(),
+    })
+    const authenticate = apiSpec('AUTHENTICATE')
+    const sasl = options.security?.sasl
+    const protocol = options.security?.protocol ?? 'PLAINTEXT'
+    this.#apis.set(authenticate.key, {
+      spec: authenticate,
+      minVersion: authenticate.minVersion,
+      maxVersion: authenticate.maxVersion,
+      timeoutMs: this.#defaultTimeoutMs(),
+      invoke: (request, ctx) => {
+        const req = request as Parameters<NonNullable<typeof sasl>['authenticate']>[0]
+        return sasl === undefined
+          ? refusePlaintextAuthenticate(req, protocol)
+          : sasl.authenticate(req, ctx.connection.session)
+      },
     })
   }
 
@@ -124,7 +164,7 @@ export class RpcServer {
   /** Starts listening; resolves with the bound address (the real port when port 0 was asked). */
   start(): Promise<ServerAddress> {
     assert(this.#server === undefined, 'RpcServer started twice')
-    const server = createServer({ allowHalfOpen: true, noDelay: true }, socket => this.#onConnection(socket))
+    const server = this.#createServer()
     server.maxConnections =
       this.#options.maxConnections ?? (SLUICE_RPC_SERVER_MAX_CONNECTIONS.defaultValue as number)
     this.#server = server
@@ -149,6 +189,11 @@ export class RpcServer {
     return this.#address
   }
 
+  /** Whether the listener speaks TLS. */
+  get tls(): boolean {
+    return this.#options.security?.tls !== undefined
+  }
+
   /** Open connections. */
   get connectionCount(): number {
     return this.#channels.size
@@ -161,6 +206,7 @@ export class RpcServer {
   async close(timeoutMs?: number): Promise<void> {
     const server = this.#server
     if (server === undefined) return
+    this.#stopTlsWatch?.()
     const listenerClosed = new Promise<void>(resolve => server.close(() => resolve()))
     const channels = [...this.#channels]
     for (const channel of channels) channel.drain()
@@ -175,12 +221,70 @@ export class RpcServer {
     await Promise.race([Promise.all(channels.map(c => c.closed)), deadline])
     clearTimeout(timer)
     for (const channel of this.#channels) channel.destroy()
+    for (const socket of this.#rawSockets) socket.destroy()
     await listenerClosed
+  }
+
+  #createServer(): Server {
+    const tls = this.#options.security?.tls
+    if (tls === undefined)
+      return createServer({ allowHalfOpen: true, noDelay: true }, socket => this.#onConnection(socket))
+    const server = createTlsServer(
+      { ...tls.serverOptions(), allowHalfOpen: true, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS },
+      socket => {
+        socket.setNoDelay(true)
+        this.#secured.add(`${socket.remoteAddress}:${socket.remotePort}`)
+        socket.once('close', () => this.#secured.delete(`${socket.remoteAddress}:${socket.remotePort}`))
+        this.#onConnection(socket)
+      },
+    )
+    server.on('connection', (raw: Socket) => {
+      this.#rawSockets.add(raw)
+      // Half-open is for answering after a client's FIN; a FIN during the handshake just ends it.
+      const key = `${raw.remoteAddress}:${raw.remotePort}`
+      raw.once('end', () => {
+        if (!this.#secured.has(key)) setImmediate(() => raw.destroy())
+      })
+      raw.once('close', () => this.#rawSockets.delete(raw))
+    })
+    server.on('tlsClientError', (err, socket) => {
+      // A connection closed before any handshake (load balancer health checks, port scans) is not news.
+      const silent = /socket hang up|ECONNRESET/.test(err.message)
+      if (!silent)
+        this.#channelConfig.logger.warn('tls handshake failed', {
+          address: socket.remoteAddress ?? '',
+          error: err.message,
+        })
+      socket.destroy()
+    })
+    const logger = this.#options.logger ?? SILENT_LOGGER
+    this.#stopTlsWatch = tls.watch(
+      this.#options.tlsReloadIntervalMs ?? DEFAULT_TLS_RELOAD_INTERVAL_MS,
+      context => server.setSecureContext({ ...context }),
+      logger,
+    )
+    return server
   }
 
   #onConnection(socket: Socket): void {
     const listenerName = this.#options.listenerName ?? 'FLUSS'
-    const channel = new ServerChannel(socket, this.#nextConnectionId++, listenerName, this.#channelConfig)
+    const security = this.#options.security
+    const certificate = security?.tls === undefined ? undefined : certificatePrincipal(socket as TLSSocket)
+    const session = new Session(
+      socket.remoteAddress ?? '',
+      listenerName,
+      security?.internal ?? false,
+      security?.sasl !== undefined,
+      certificate,
+      certificate === undefined ? 'none' : 'tls',
+    )
+    const channel = new ServerChannel(
+      socket,
+      this.#nextConnectionId++,
+      listenerName,
+      session,
+      this.#channelConfig,
+    )
     this.#channels.add(channel)
     void channel.closed.then(() => this.#channels.delete(channel))
   }

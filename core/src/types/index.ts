@@ -1,2 +1,3 @@
 export * from './data-type.js'
 export * from './json.js'
+export * from './type-string.js'

@@ -1,10 +1,15 @@
-import { GATEWAY_SECURITY_AUTHENTICATION, GATEWAY_SECURITY_TRUSTED_HEADER_NAME } from '@sluice/core/config'
+import {
+  GATEWAY_METRICS_ENABLED,
+  GATEWAY_SECURITY_AUTHENTICATION,
+  GATEWAY_SECURITY_TRUSTED_HEADER_NAME,
+} from '@sluice/core/config'
 import { type Context, Hono, type Next } from 'hono'
 import { renderError } from './errors/envelope.js'
 import { GatewayError } from './errors/gateway-error.js'
 import { configuredAuthenticator } from './http/auth.js'
 import { MemoryIdempotencyStore } from './http/idempotency-store.js'
 import { acceptsJson } from './http/media.js'
+import { gatewayMetrics } from './http/metrics.js'
 import type { RouteRuntime } from './http/pipeline.js'
 import { ConcurrencyLimiter, TokenBucket } from './http/rate-limiter.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './http/request-id.js'
@@ -58,6 +63,8 @@ export function createApp(deps: GatewayDeps & { securityScheme?: SecuritySchemeS
   }
   const registry = runtime.registry
   const app = new Hono<GatewayEnv>()
+  if (deps.metrics !== undefined && deps.config.get(GATEWAY_METRICS_ENABLED))
+    app.use('*', gatewayMetrics(deps.metrics))
   app.use('*', requestScope(routeDeps))
   app.route('/', healthRoutes(routeDeps).app)
   for (const group of [

@@ -1,5 +1,5 @@
 import { type Configuration, FLUSS_CONF_ENV, loadServerConfig } from '@sluice/core/config'
-import { SdkBackend } from './backend/sdk-backend.js'
+import { connectClusterBackend } from './backend/cluster-backend.js'
 import { createLambdaApp, lambdaHandler } from './lambda.js'
 
 /** The configuration from FLUSS_CONF, the only environment variable the gateway reads. */
@@ -24,7 +24,7 @@ function handlerConfig(): Configuration | undefined {
 export const handler = lambdaHandler(
   async () => {
     const config = loadConfig()
-    const backend = await SdkBackend.connect(config)
+    const { backend } = await connectClusterBackend(config)
     return createLambdaApp({ backend, config })
   },
   { config: handlerConfig() },

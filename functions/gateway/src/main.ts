@@ -4,7 +4,9 @@ import {
   loadServerConfig,
   stopOnSignalsOrParentExit,
 } from '@sluice/core/config'
-import { SdkBackend } from './backend/sdk-backend.js'
+import { createLogger, loggerFromConfig } from '@sluice/core/log'
+import { startProcessMetrics } from '@sluice/core/metrics'
+import { connectClusterBackend } from './backend/cluster-backend.js'
 import { startGatewayServer } from './server.js'
 
 /**
@@ -18,9 +20,17 @@ async function main(): Promise<void> {
     ...(filePath === undefined ? {} : { filePath }),
     env: { [FLUSS_CONF_ENV]: process.env[FLUSS_CONF_ENV] },
   })
-  for (const w of warnings) console.warn(w)
-  const backend = await SdkBackend.connect(config)
-  const server = await startGatewayServer({ config, backend })
+  const logger = loggerFromConfig(config, 'gateway')
+  for (const w of warnings) logger.warn(w)
+  const metrics = await startProcessMetrics(config, { scope: 'gateway' })
+  if (metrics?.endpoint !== undefined) console.log(`metrics=${metrics.endpoint.url}`)
+  const cluster = await connectClusterBackend(config)
+  const server = await startGatewayServer({
+    config,
+    backend: cluster.backend,
+    logger,
+    ...(metrics === undefined ? {} : { metrics: metrics.registry }),
+  })
   console.log(
     `Sluice gateway listening on ${server.url} (bootstrap.servers=${config.get(BOOTSTRAP_SERVERS)})`,
   )
@@ -30,11 +40,12 @@ async function main(): Promise<void> {
     stopping = true
     server
       .close()
-      .then(() => backend.close())
+      .then(() => cluster.close())
+      .then(() => metrics?.close())
       .then(
         () => process.exit(0),
         e => {
-          console.error(`graceful stop failed: ${String(e)}`)
+          logger.error('graceful stop failed', { error: e })
           process.exit(1)
         },
       )
@@ -43,6 +54,6 @@ async function main(): Promise<void> {
 }
 
 main().catch(e => {
-  console.error(e instanceof Error ? e.message : e)
+  createLogger({ component: 'gateway' }).error('failed to start', { error: e })
   process.exit(1)
 })

@@ -1,4 +1,5 @@
 import type { Configuration } from '@sluice/core/config'
+import type { MetricRegistry } from '@sluice/core/metrics'
 import type { Context } from 'hono'
 import type { GatewayBackend } from './backend/gateway-backend.js'
 import type { IdempotencyStore } from './http/idempotency-store.js'
@@ -51,6 +52,8 @@ export interface GatewayDeps {
   readonly authenticate?: Authenticator
   /** Where Idempotency-Key results are kept; default: a bounded in-memory store. */
   readonly idempotencyStore?: IdempotencyStore
+  /** Where request metrics are recorded (when `gateway.metrics.enabled`); none without it. */
+  readonly metrics?: MetricRegistry
 }
 
 /** Per-request values the gateway's middleware sets. */

@@ -2,6 +2,7 @@ import { hostname } from 'node:os'
 import { initArrowCodecs } from '@sluice/core/arrow'
 import type { Configuration } from '@sluice/core/config'
 import { FlussError, toFlussError } from '@sluice/core/errors'
+import type { TieringObserver } from './round/tiering-round.js'
 import { DEFAULT_TIERING_PASS_OPTIONS, runTieringPass, type TieringPassSummary } from './scheduler.js'
 import { createTieringServices, type TieringServiceOverrides } from './services.js'
 
@@ -24,6 +25,8 @@ export interface LocalTieringSchedulerOptions extends TieringServiceOverrides {
   readonly passBudgetMs?: number
   /** Called after every pass (logging); errors are passed as a summary with `error`. */
   readonly onPass?: (summary: TieringPassSummary) => void
+  /** Told of the tables and rounds of every pass (the process's TieringMetrics). */
+  readonly observer?: TieringObserver
 }
 
 export interface LocalTieringScheduler {
@@ -45,7 +48,11 @@ export async function startLocalTieringScheduler(
   }
   await initArrowCodecs()
   const services = await createTieringServices(options.config, options)
-  const deps = { ...services, ownerId: `local/${hostname()}/${process.pid}` }
+  const deps = {
+    ...services,
+    ownerId: `local/${hostname()}/${process.pid}`,
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
+  }
   let running: Promise<TieringPassSummary> | undefined
   let timer: NodeJS.Timeout | undefined
   let stopped = false

@@ -88,6 +88,7 @@ export async function runTieringPass(
     lakeTables = tables.length
     for (const info of tables) {
       const { item } = await readLakeItem(deps.metaStore, info.tableId)
+      deps.observer?.observeTable(info, item)
       const score = dueness(info, item, startedAtMs)
       if (score >= 1) due.push({ info, item, score })
     }
@@ -102,6 +103,7 @@ export async function runTieringPass(
     if (remaining < options.minRemainingMs) break
     const claimTtlMs = Math.max(1000, remaining + options.minRemainingMs)
     const result = await runTieringRound({ ...deps, options: { ...deps.options, claimTtlMs } }, info)
+    deps.observer?.round(result)
     rounds.push(roundSummary(result))
     ran++
     const m = options.maintenance

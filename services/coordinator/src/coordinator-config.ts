@@ -16,8 +16,10 @@ import {
   SLUICE_RPC_SERVER_MAX_CONNECTIONS,
   SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
   SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
+  SLUICE_SECURITY_SSL_RELOAD_INTERVAL,
 } from '@sluice/core/config'
 import type { RpcLogger, RpcServerOptions } from '@sluice/core/rpc'
+import type { ListenerSecurity } from '@sluice/core/security'
 import type { CoordinatorControllerOptions } from './coordinator-controller.js'
 import { ddlSettings } from './table-ddl-service.js'
 
@@ -61,9 +63,12 @@ export function rpcServerOptions(
   config: Configuration,
   listener: Endpoint,
   logger: RpcLogger,
+  security?: ListenerSecurity,
 ): RpcServerOptions {
   return {
     role: 'coordinator',
+    ...(security === undefined ? {} : { security }),
+    tlsReloadIntervalMs: config.get(SLUICE_SECURITY_SSL_RELOAD_INTERVAL),
     host: listener.host,
     port: listener.port,
     listenerName: listener.listenerName,

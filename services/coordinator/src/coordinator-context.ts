@@ -30,6 +30,10 @@ export class CoordinatorContext {
     return this.#buckets.size
   }
 
+  get partitionCount(): number {
+    return this.#partitions.size
+  }
+
   table(tableId: number): TableRecord | undefined {
     return this.#tables.get(tableId)
   }

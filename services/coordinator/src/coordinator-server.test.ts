@@ -3,7 +3,6 @@ import { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { autoPartitionOps } from './auto-partition-ops.js'
 import { TestingCluster } from './cluster-testing.js'
-import { CoordinatorServer } from './coordinator-server.js'
 import { testCoordinatorConfig } from './testing.js'
 
 let cluster: TestingCluster
@@ -16,13 +15,6 @@ beforeEach(async () => {
 afterEach(() => cluster.close())
 
 describe('CoordinatorServer', () => {
-  it('refuses to start with authorizer.enabled, since ACLs are not implemented', () => {
-    const config = testCoordinatorConfig({ 'authorizer.enabled': true })
-    expect(() => new CoordinatorServer({ config, metaStore: cluster.store })).toThrow(
-      /ACLs are not implemented/,
-    )
-  })
-
   it('publishes the advertised endpoints, per listener', async () => {
     const config = testCoordinatorConfig({
       'bind.listeners': 'FLUSS://127.0.0.1:0,CLIENT://127.0.0.1:0',

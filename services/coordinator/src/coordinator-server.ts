@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import { Catalog, type Endpoint, listenersToString, parseListeners, tableInfoOf } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
-  AUTHORIZER_ENABLED,
   AUTO_PARTITION_CHECK_INTERVAL,
   BIND_LISTENERS,
   CLIENT_CONNECT_TIMEOUT,
@@ -17,7 +16,17 @@ import {
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
+import type { MetricRegistry, RequestMetrics } from '@sluice/core/metrics'
 import { ConnectionPool, RpcServer } from '@sluice/core/rpc'
+import {
+  AuthorizationGuard,
+  type Authorizer,
+  aclAdminHandlers,
+  createAuthorizer,
+  internalClientSecurity,
+  listAclsHandler,
+  serverListenerSecurity,
+} from '@sluice/core/security'
 import type { AssignmentOptions } from './assignment.js'
 import { AutoPartitionManager } from './auto-partition/index.js'
 import { autoPartitionOps } from './auto-partition-ops.js'
@@ -31,6 +40,7 @@ import {
 } from './clock.js'
 import { controllerSettings, loopIntervals, rpcServerOptions } from './coordinator-config.js'
 import { CoordinatorController } from './coordinator-controller.js'
+import { coordinatorMetrics } from './coordinator-metrics.js'
 import { coordinatorHandlers } from './coordinator-service.js'
 import { CoordinatorLeaderElection } from './leader-election.js'
 import { PeriodicTask } from './periodic-task.js'
@@ -52,6 +62,8 @@ export interface CoordinatorServerDeps {
    * server's listener at every membership poll (a refused connection = dead); null: leases only.
    */
   readonly probe?: ServerProbe | null
+  /** Where the coordinator records its metrics; none are recorded without it. */
+  readonly metrics?: MetricRegistry
 }
 
 /** `bind.listeners` when unset: Fluss's coordinator port on the loopback interface. */
@@ -78,15 +90,12 @@ export class CoordinatorServer {
   #bound: Endpoint[] = []
   #advertised: Endpoint[] = []
   #activation: Promise<void> = Promise.resolve()
+  readonly #requestMetrics: RequestMetrics | undefined
+  /** The process's one authorizer (undefined unless `authorizer.enabled`). */
+  readonly authorizer: Authorizer | undefined
 
   constructor(deps: CoordinatorServerDeps) {
     const config = deps.config
-    if (config.get(AUTHORIZER_ENABLED)) {
-      throw new FlussError(
-        'INVALID_CONFIG_EXCEPTION',
-        "'authorizer.enabled' is true, but ACLs are not implemented by this server.",
-      )
-    }
     this.#config = config
     this.id = deps.coordinatorId ?? randomUUID()
     const clock = deps.clock ?? SYSTEM_CLOCK
@@ -94,9 +103,12 @@ export class CoordinatorServer {
     const logger = deps.logger ?? SILENT_COORDINATOR_LOGGER
     this.#logger = logger
     this.catalog = new Catalog(deps.metaStore, { nowMs: () => clock.nowMs() })
+    this.authorizer = createAuthorizer(config, deps.metaStore, logger)
     this.#pool = new ConnectionPool({
       connectTimeoutMs: config.get(CLIENT_CONNECT_TIMEOUT),
       requestTimeoutMs: config.get(CLIENT_REQUEST_TIMEOUT),
+      clientSoftwareName: 'sluice-coordinator',
+      security: internalClientSecurity(config),
     })
     this.#executor = new SerialExecutor(config.get(SLUICE_COORDINATOR_MAX_QUEUED_EVENTS))
     this.election = new CoordinatorLeaderElection({
@@ -120,6 +132,14 @@ export class CoordinatorServer {
       ...(deps.assignment === undefined ? {} : { assignment: deps.assignment }),
       ...(deps.probe === null ? {} : { probe: deps.probe ?? tcpProbe(config.get(CLIENT_CONNECT_TIMEOUT)) }),
     })
+    this.#requestMetrics =
+      deps.metrics === undefined
+        ? undefined
+        : coordinatorMetrics(deps.metrics, {
+            isActive: () => this.isActive,
+            controller: this.controller,
+            connections: () => this.#servers.reduce((n, s) => n + s.connectionCount, 0),
+          })
     const ops = autoPartitionOps(this)
     this.autoPartitions = new AutoPartitionManager({
       tables: ops,
@@ -180,11 +200,26 @@ export class CoordinatorServer {
       { onTableChanged: path => this.#checkAutoPartitions(path) },
       remoteDataDir === undefined ? {} : { remoteDataDir },
     )
+    const security = serverListenerSecurity(
+      this.#config,
+      bind.map(l => l.listenerName),
+      this.#logger,
+    )
+    const authorizer = this.authorizer
+    await authorizer?.start()
+    const guard =
+      authorizer === undefined ? undefined : new AuthorizationGuard(authorizer, id => this.#tablePath(id))
     const bound: Endpoint[] = []
     for (const listener of bind) {
-      const server = new RpcServer(rpcServerOptions(this.#config, listener, this.#logger)).registerAll(
-        handlers,
-      )
+      const observer = this.#requestMetrics
+      const server = new RpcServer({
+        ...rpcServerOptions(this.#config, listener, this.#logger, security.get(listener.listenerName)),
+        ...(guard === undefined ? {} : { guard }),
+        ...(observer === undefined ? {} : { observer }),
+      })
+        .registerAll(handlers)
+        .registerAll(aclAdminHandlers(authorizer))
+        .registerAll(listAclsHandler(authorizer))
       this.#servers.push(server)
       const address = await server.start()
       bound.push({ listenerName: listener.listenerName, host: listener.host, port: address.port })
@@ -207,6 +242,7 @@ export class CoordinatorServer {
     await this.autoPartitions.stop()
     await this.#executor.close()
     await Promise.all(this.#servers.map(s => s.close()))
+    this.authorizer?.stop()
     await this.controller.cleanup.idle()
     await this.#pool.close()
   }
@@ -233,6 +269,13 @@ export class CoordinatorServer {
     await this.#executor.run(async () => undefined).catch(() => undefined)
     await this.controller.notifier.idle()
     await this.controller.cleanup.idle()
+  }
+
+  async #tablePath(tableId: number): Promise<TablePath> {
+    const table = await this.catalog.getTableById(tableId)
+    if (table === undefined)
+      throw new FlussError('TABLE_NOT_EXIST', `Table with id ${tableId} does not exist`)
+    return table.tablePath
   }
 
   #candidate() {

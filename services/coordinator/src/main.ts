@@ -1,17 +1,28 @@
-import {
-  loadServerConfig,
-  SLUICE_AWS_REGION,
-  SLUICE_METASTORE_ENDPOINT,
-  SLUICE_METASTORE_REGION,
-  SLUICE_METASTORE_TABLE,
-  stopOnSignalsOrParentExit,
-} from '@sluice/core/config'
-import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
-import type { CoordinatorLogger } from './clock.js'
+import { loadServerConfig, stopOnSignalsOrParentExit } from '@sluice/core/config'
+import { createLogger, loggerFromConfig } from '@sluice/core/log'
+import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
+import { startProcessMetrics } from '@sluice/core/metrics'
 import { CoordinatorServer } from './coordinator-server.js'
 
 /** The environment variable naming the config file when `--config` is not given. */
 const CONFIG_ENV = 'SLUICE_CONFIG'
+
+/** The operator metrics of the embedded-metric-format lines (`sluice.metrics.emf.interval`). */
+const EMF_METRICS = [
+  {
+    from: 'fluss_coordinator_activeCoordinatorCount',
+    name: 'activeCoordinatorCount',
+    unit: 'Count',
+    kind: 'sum',
+  },
+  {
+    from: 'fluss_coordinator_activeTabletServerCount',
+    name: 'activeTabletServerCount',
+    unit: 'Count',
+    kind: 'sum',
+  },
+  { from: 'fluss_coordinator_offlineBucketCount', name: 'offlineBucketCount', unit: 'Count', kind: 'sum' },
+] as const
 
 function configPath(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
   const i = argv.indexOf('--config')
@@ -20,26 +31,27 @@ function configPath(argv: readonly string[], env: NodeJS.ProcessEnv): string | u
   return inline?.slice('--config='.length) ?? env[CONFIG_ENV]
 }
 
-const stderrLogger: CoordinatorLogger = {
-  info: (message, fields) => console.error(JSON.stringify({ level: 'info', message, ...fields })),
-  warn: (message, fields) => console.error(JSON.stringify({ level: 'warn', message, ...fields })),
-}
-
+/**
+ * The coordinator process: JSON log lines (`log.level`, `sluice.log.format`); with a metric reporter
+ * prints `metrics=http://host:port/metrics`, then `coordinator <id> listening on host:port`.
+ */
 async function main(): Promise<void> {
   const filePath = configPath(process.argv.slice(2), process.env)
   const { config, warnings } = loadServerConfig({
     ...(filePath === undefined ? {} : { filePath }),
     env: process.env,
   })
-  for (const warning of warnings) stderrLogger.warn(warning)
-  const region = config.getOptional(SLUICE_METASTORE_REGION) ?? config.getOptional(SLUICE_AWS_REGION)
-  const endpoint = config.getOptional(SLUICE_METASTORE_ENDPOINT)
-  const metaStore = new DynamoMetaStore({
-    tableName: config.get(SLUICE_METASTORE_TABLE),
-    ...(region === undefined ? {} : { region }),
-    ...(endpoint === undefined ? {} : { endpoint }),
+  const logger = loggerFromConfig(config, 'coordinator')
+  for (const warning of warnings) logger.warn(warning)
+  const metrics = await startProcessMetrics(config, { scope: 'coordinator', emfMetrics: EMF_METRICS })
+  if (metrics?.endpoint !== undefined) console.log(`metrics=${metrics.endpoint.url}`)
+  const metaStore = metaStoreFromConfig(config)
+  const server = new CoordinatorServer({
+    config,
+    metaStore,
+    logger,
+    ...(metrics === undefined ? {} : { metrics: metrics.registry }),
   })
-  const server = new CoordinatorServer({ config, metaStore, logger: stderrLogger })
   await server.start()
   const [listener] = server.boundEndpoints
   console.log(`coordinator ${server.id} listening on ${listener.host}:${listener.port}`)
@@ -47,13 +59,14 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    stderrLogger.info('coordinator stopping', { signal })
+    logger.info('coordinator stopping', { signal })
     try {
       await server.stop()
       await metaStore.close()
+      await metrics?.close()
       process.exit(0)
     } catch (e) {
-      stderrLogger.warn('coordinator did not stop cleanly', { error: String(e) })
+      logger.warn('coordinator did not stop cleanly', { error: e })
       process.exit(1)
     }
   }
@@ -61,6 +74,6 @@ async function main(): Promise<void> {
 }
 
 main().catch(e => {
-  console.error(e instanceof Error ? (e.stack ?? e.message) : String(e))
+  createLogger({ component: 'coordinator' }).error('failed to start', { error: e })
   process.exit(1)
 })

@@ -10,48 +10,50 @@ import {
   SLUICE_BLOBSTORE_URI,
   SLUICE_CATALOG_CACHE_MAX_ENTRIES,
   SLUICE_CATALOG_CACHE_TTL,
-  SLUICE_METASTORE_ENDPOINT,
-  SLUICE_METASTORE_REGION,
-  SLUICE_METASTORE_TABLE,
   stopOnSignalsOrParentExit,
+  TABLET_SERVER_ID,
 } from '@sluice/core/config'
-import type { MetaStore } from '@sluice/core/metastore'
-import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
-import type { RpcLogger } from '@sluice/core/rpc'
+import { createLogger, loggerFromConfig } from '@sluice/core/log'
+import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
+import { type ProcessMetrics, startProcessMetrics } from '@sluice/core/metrics'
 import { CatalogTabletCatalog } from './catalog/catalog-tablet-catalog.js'
 import { remoteDataDirOf, TabletServer } from './tablet/tablet-server.js'
 
 /**
  * The tablet server process: the only reader of the environment. Configuration comes from the file
  * named by `--config <path>` (or SLUICE_CONFIG) plus FLUSS_CONF; the metadata store is DynamoDB at
- * `sluice.metastore.*`. Prints `tablet-server <id> listening on host:port` once serving; SIGTERM or
- * SIGINT stops it gracefully.
+ * `sluice.metastore.*`. Logs JSON lines (`log.level`, `sluice.log.format`); with a metric reporter
+ * prints `metrics=http://host:port/metrics`, then `tablet-server <id> listening on host:port` once
+ * serving; SIGTERM or SIGINT stops it gracefully.
  */
 
-const line = (message: string, fields?: Record<string, unknown>) =>
-  `[tablet-server] ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields)}`}`
-
-/** Warnings to stderr; informational lines (KV tablet recovery, KV snapshots committed) to stdout. */
-const logger: RpcLogger & { info(message: string, fields?: Record<string, unknown>): void } = {
-  warn: (message, fields) => console.error(line(message, fields)),
-  info: (message, fields) => console.log(line(message, fields)),
-}
+/** The operator metrics of the embedded-metric-format lines (`sluice.metrics.emf.interval`). */
+const EMF_METRICS = [
+  { from: 'fluss_tabletserver_underReplicated', name: 'underReplicated', unit: 'Count', kind: 'sum' },
+  { from: 'fluss_tabletserver_underMinIsr', name: 'underMinIsr', unit: 'Count', kind: 'sum' },
+  {
+    from: 'fluss_tabletserver_kvSnapshot_failures_total',
+    name: 'kvSnapshotFailures',
+    unit: 'Count',
+    kind: 'delta',
+  },
+  { from: 'fluss_tabletserver_kvSnapshot_lagMs', name: 'kvSnapshotLagMs', unit: 'Milliseconds', kind: 'max' },
+  {
+    from: 'fluss_tabletserver_remoteLogCopyError_total',
+    name: 'remoteLogCopyErrors',
+    unit: 'Count',
+    kind: 'delta',
+  },
+  { from: 'fluss_tabletserver_messagesIn_total', name: 'messagesIn', unit: 'Count', kind: 'delta' },
+  { from: 'fluss_tabletserver_bytesIn_total', name: 'bytesIn', unit: 'Bytes', kind: 'delta' },
+  { from: 'fluss_tabletserver_bytesOut_total', name: 'bytesOut', unit: 'Bytes', kind: 'delta' },
+] as const
 
 function configPath(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
   const i = argv.indexOf('--config')
   if (i >= 0 && argv[i + 1] !== undefined) return argv[i + 1]
   const inline = argv.find(a => a.startsWith('--config='))
   return inline?.slice('--config='.length) ?? env.SLUICE_CONFIG
-}
-
-function createMetaStore(config: Configuration): MetaStore {
-  const region = config.getOptional(SLUICE_METASTORE_REGION) ?? config.getOptional(SLUICE_AWS_REGION)
-  const endpoint = config.getOptional(SLUICE_METASTORE_ENDPOINT)
-  return new DynamoMetaStore({
-    tableName: config.get(SLUICE_METASTORE_TABLE),
-    ...(region === undefined ? {} : { region }),
-    ...(endpoint === undefined ? {} : { endpoint }),
-  })
 }
 
 /** The remote storage at `sluice.blobstore.uri`; undefined when none is configured (all data stays local). */
@@ -73,8 +75,15 @@ async function main(): Promise<void> {
     ...(filePath === undefined ? {} : { filePath }),
     env: process.env,
   })
+  const logger = loggerFromConfig(config, 'tablet-server')
   for (const w of warnings) logger.warn(w)
-  const store = createMetaStore(config)
+  const metrics: ProcessMetrics | undefined = await startProcessMetrics(config, {
+    scope: 'tabletserver',
+    labels: { server_id: String(config.get(TABLET_SERVER_ID)) },
+    emfMetrics: EMF_METRICS,
+  })
+  if (metrics?.endpoint !== undefined) console.log(`metrics=${metrics.endpoint.url}`)
+  const store = metaStoreFromConfig(config)
   // Metadata answers may be slightly stale (cached); leases and replica creation read through.
   const cachedCatalog = new Catalog(store, {
     cacheTtlMs: config.get(SLUICE_CATALOG_CACHE_TTL),
@@ -89,6 +98,7 @@ async function main(): Promise<void> {
     logger,
     metaStore: store,
     ...(blobStore === undefined ? {} : { blobStore }),
+    ...(metrics === undefined ? {} : { metrics: metrics.registry }),
   })
   await server.start()
   const endpoint = server.endpoints[0]
@@ -101,6 +111,7 @@ async function main(): Promise<void> {
     stopping = server
       .stop()
       .then(() => blobStore?.close())
+      .then(() => metrics?.close())
       .then(() => store.close())
       .then(
         () => process.exit(0),
@@ -114,6 +125,6 @@ async function main(): Promise<void> {
 }
 
 main().catch(e => {
-  console.error(`[tablet-server] failed to start: ${e instanceof Error ? e.stack : String(e)}`)
+  createLogger({ component: 'tablet-server' }).error('failed to start', { error: e })
   process.exit(1)
 })

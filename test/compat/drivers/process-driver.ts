@@ -21,18 +21,25 @@ export class ProcessDriver implements Driver {
     private readonly command: ProcessCommand,
     private readonly bootstrap: string,
     private readonly scratchDir: string,
+    /** Extra client options of every run (SASL credentials). */
+    readonly clientConf: Readonly<Record<string, string>> = {},
   ) {}
+
+  /** The same driver with other client options (another user). */
+  withClientConf(clientConf: Readonly<Record<string, string>>): ProcessDriver {
+    return new ProcessDriver(this.name, this.command, this.bootstrap, this.scratchDir, clientConf)
+  }
 
   /** Runs a command and returns its JSON result; a non-zero exit (mismatch included) throws DriverError. */
   async call(args: readonly string[]): Promise<Record<string, unknown>> {
-    const run = await runDriver(this.command, [this.bootstrap, ...args])
+    const run = await runDriver(this.command, [this.bootstrap, ...args], this.clientConf)
     if (run.code !== 0 || run.result === undefined) throw new DriverError(this.name, args, run)
     return run.result
   }
 
   /** Like call, but returns mismatch results (exit code 1) instead of throwing. */
   async check(args: readonly string[]): Promise<Record<string, unknown>> {
-    const run = await runDriver(this.command, [this.bootstrap, ...args])
+    const run = await runDriver(this.command, [this.bootstrap, ...args], this.clientConf)
     if ((run.code !== 0 && run.code !== 1) || run.result === undefined)
       throw new DriverError(this.name, args, run)
     return run.result
@@ -118,9 +125,20 @@ export class ProcessDriver implements Driver {
     ])) as unknown as ScanFromResult
   }
 
+  async listTables(db: string): Promise<string[]> {
+    return (await this.call(['list-tables', db])).tables as string[]
+  }
+
+  /** Runs a command that must fail (exit code 2) and returns its JSON result (`error`, `errorCode`). */
+  async failure(args: readonly string[]): Promise<{ error: string; errorCode?: number }> {
+    const run = await runDriver(this.command, [this.bootstrap, ...args], this.clientConf)
+    if (run.code !== 2 || typeof run.result?.error !== 'string') throw new DriverError(this.name, args, run)
+    return run.result as { error: string; errorCode?: number }
+  }
+
   /** Runs a command that must fail (exit code 2) and returns its error text. */
   async error(args: readonly string[]): Promise<string> {
-    const run = await runDriver(this.command, [this.bootstrap, ...args])
+    const run = await runDriver(this.command, [this.bootstrap, ...args], this.clientConf)
     if (run.code !== 2 || typeof run.result?.error !== 'string') throw new DriverError(this.name, args, run)
     return run.result.error
   }

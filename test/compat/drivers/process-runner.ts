@@ -46,10 +46,21 @@ export interface DriverRun {
   readonly result: Record<string, unknown> | undefined
 }
 
-/** Runs one driver command and parses its JSON line (never throws for a failed command). */
-export function runDriver(command: ProcessCommand, args: readonly string[]): Promise<DriverRun> {
+/**
+ * Runs one driver command and parses its JSON line (never throws for a failed command).
+ * `clientConf` adds client options (SLUICE_COMPAT_CLIENT_CONF), e.g. SASL credentials.
+ */
+export function runDriver(
+  command: ProcessCommand,
+  args: readonly string[],
+  clientConf: Readonly<Record<string, string>> = {},
+): Promise<DriverRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command.program, [...command.prefix, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const env = { ...process.env, SLUICE_COMPAT_CLIENT_CONF: JSON.stringify(clientConf) }
+    const child = spawn(command.program, [...command.prefix, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', d => {

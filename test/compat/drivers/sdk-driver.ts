@@ -22,12 +22,17 @@ const CHANGELOG_TIMEOUT_MS = 30_000
 export class SdkDriver implements Driver {
   readonly name = 'ts-sdk'
 
-  private constructor(private readonly connection: Connection) {}
+  private constructor(readonly connection: Connection) {}
 
-  static async connect(bootstrap: string): Promise<SdkDriver> {
+  /** `clientConf` adds client options (SASL credentials). */
+  static async connect(
+    bootstrap: string,
+    clientConf: Readonly<Record<string, string>> = {},
+  ): Promise<SdkDriver> {
     const connection = await Connection.create({
       'bootstrap.servers': bootstrap,
       'client.writer.dynamic-create-partition.enabled': true,
+      ...clientConf,
     })
     return new SdkDriver(connection)
   }

@@ -3,6 +3,7 @@ suite. Same commands and output as the Java driver (io.sluice.compat.Main):
 
   compat.py sample <i,j,...> [--salt k]
   compat.py <bootstrap> create-database <db>
+  compat.py <bootstrap> list-tables <db>
   compat.py <bootstrap> create-table <db> <table> <spec.json>
   compat.py <bootstrap> write <db> <table> <n> [--start s] [--salt k]
   compat.py <bootstrap> verify <db> <table> <n> [--start s] [--salt k] [--project a,b]
@@ -15,7 +16,8 @@ suite. Same commands and output as the Java driver (io.sluice.compat.Main):
   compat.py <bootstrap> offsets <db> <table> earliest|latest|<timestamp ms>
   compat.py <bootstrap> create-partition <db> <table> <key=value,...>
 
-Prints one JSON line; exit code 0 when ok, 1 on a mismatch, 2 on an error.
+Prints one JSON line; exit code 0 when ok, 1 on a mismatch, 2 on an error. Extra client options
+(SASL credentials) come from the SLUICE_COMPAT_CLIENT_CONF environment variable, a JSON object.
 """
 
 import asyncio
@@ -124,11 +126,15 @@ async def write(table, start, n, salt):
 
     schema = table.arrow_schema
     writer = table.new_append().create_writer()
+    handles = []
     for first in range(start, start + n, WRITE_BATCH_ROWS):
         rows = [dataset.row(i, salt, schema.names) for i in range(first, min(first + WRITE_BATCH_ROWS, start + n))]
         arrays = [to_arrow([r[k] for r in rows], field.type) for k, field in enumerate(schema)]
-        writer.write_arrow_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
+        handles.append(writer.write_arrow_batch(pa.RecordBatch.from_arrays(arrays, schema=schema)))
     await writer.flush()
+    # A write's outcome (e.g. a refused one) is only reported through its handle.
+    for handle in handles:
+        await handle.wait()
     return {"rows": n}
 
 
@@ -137,12 +143,16 @@ async def run(positional, flags):
         salt = int(flags.get("salt", "0"))
         return {"rows": [dataset.row(int(i), salt) for i in positional[1].split(",")]}
     bootstrap, command, args = positional[0], positional[1], positional[2:]
-    conn = await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": bootstrap}))
+    # SLUICE_COMPAT_CLIENT_CONF: extra client options as a JSON object (e.g. SASL credentials).
+    extra = json.loads(os.environ.get("SLUICE_COMPAT_CLIENT_CONF") or "{}")
+    conn = await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": bootstrap, **extra}))
     try:
         admin = conn.get_admin()
         if command == "create-database":
             await admin.create_database(args[0], ignore_if_exists=False)
             return {}
+        if command == "list-tables":
+            return {"tables": sorted(await admin.list_tables(args[0]))}
         path = fluss.TablePath(args[0], args[1])
         if command == "create-table":
             return await create_table(admin, path, args[2])
@@ -191,6 +201,8 @@ def main():
     except BaseException as e:  # noqa: BLE001 - every failure becomes a JSON result
         traceback.print_exc()
         result, code = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}, 2
+        if isinstance(e, fluss.FlussError):
+            result["errorCode"] = e.error_code
     sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     sys.stdout.flush()
     sys.stderr.flush()

@@ -39,13 +39,20 @@ export function connect(cluster: LocalCluster, extra: Record<string, string> = {
   return Connection.create({ 'bootstrap.servers': cluster.bootstrapServers, ...extra })
 }
 
-/** Starts a cluster, then waits until the coordinator knows every tablet server. */
+/**
+ * Starts a cluster, then waits until the coordinator knows every tablet server (connecting with
+ * `sdkConfig`, e.g. TLS or SASL options).
+ */
 export async function startReadyCluster(
-  options: Omit<LocalClusterOptions, 'dataDir'> & { readonly prefix?: string },
+  options: Omit<LocalClusterOptions, 'dataDir'> & {
+    readonly prefix?: string
+    readonly sdkConfig?: Record<string, string>
+  },
 ): Promise<TestCluster> {
-  const tc = await startTestCluster(options)
+  const { sdkConfig, ...clusterOptions } = options
+  const tc = await startTestCluster(clusterOptions)
   try {
-    const connection = await connect(tc.cluster)
+    const connection = await connect(tc.cluster, sdkConfig)
     try {
       await waitForTabletServers(connection, options.tabletServers ?? 3)
     } finally {

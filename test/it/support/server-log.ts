@@ -5,8 +5,8 @@ import { type TableBucket, tableBucketToString } from '@sluice/core/metadata'
 
 /**
  * Informational lines of a tablet server process, read from the log file the LocalCluster writes
- * (`<dataDir>/logs/tablet-server-<id>.log`, appended to across restarts): the server prints
- * `[tablet-server] <message> <json fields>`.
+ * (`<dataDir>/logs/tablet-server-<id>.log`, appended to across restarts): the server writes JSON
+ * lines (`{"time", "level", "component", "message", ...fields}`).
  */
 
 /** How a KvTablet came up, as the server reports it (`kv tablet recovered`). */
@@ -24,7 +24,7 @@ export function tabletLogFile(cluster: LocalCluster, serverId: number): string {
   return join(cluster.dataDir, 'logs', `tablet-server-${serverId}.log`)
 }
 
-/** The JSON fields of every `[tablet-server] <message> {...}` line of the server's log, oldest first. */
+/** The fields of every JSON log line of the server with this `message`, oldest first. */
 export function serverLogFields(
   cluster: LocalCluster,
   serverId: number,
@@ -32,11 +32,13 @@ export function serverLogFields(
 ): Record<string, unknown>[] {
   const file = tabletLogFile(cluster, serverId)
   if (!existsSync(file)) return []
-  const prefix = `[tablet-server] ${message} {`
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(line => line.startsWith(prefix))
-    .map(line => JSON.parse(line.slice(prefix.length - 1)) as Record<string, unknown>)
+  const fields: Record<string, unknown>[] = []
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.startsWith('{') || !line.includes(JSON.stringify(message))) continue
+    const record = JSON.parse(line) as Record<string, unknown>
+    if (record.message === message) fields.push(record)
+  }
+  return fields
 }
 
 /** The server's KvTablet recoveries of one bucket, oldest first. */

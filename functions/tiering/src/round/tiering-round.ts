@@ -9,7 +9,7 @@ import type { LakeTableOptions } from '../iceberg/options.js'
 import { IcebergTable } from '../iceberg/table.js'
 import type { LakeTableState } from '../iceberg/table-state.js'
 import type { FlussBucketOffset } from '../iceberg/types.js'
-import type { BucketOffset } from './lake-item.js'
+import type { BucketOffset, LakeItem } from './lake-item.js'
 import { bucketWork, offsetKey, tierBuckets } from './round-buckets.js'
 import { type TieringRoundOptions, tieringRoundOptions } from './round-options.js'
 import { type RoundResult, roundFailure } from './round-result.js'
@@ -51,6 +51,14 @@ export interface TieringRoundDeps {
   readonly options?: Partial<TieringRoundOptions>
   readonly tableOptions?: Partial<LakeTableOptions>
   readonly faults?: TieringFaults
+  /** Told of every lake table a pass sees and every round it runs (tiering metrics). */
+  readonly observer?: TieringObserver
+}
+
+/** What a pass reports as it goes (the process's TieringMetrics). */
+export interface TieringObserver {
+  observeTable(info: TableInfo, item: LakeItem): void
+  round(result: RoundResult): void
 }
 
 export async function runTieringRound(deps: TieringRoundDeps, info: TableInfo): Promise<RoundResult> {

@@ -166,6 +166,11 @@ export class KvTablet {
   }
 
   /** Applies a PutKv batch (KvRecordBatch bytes) and appends its changelog to the log. */
+  /** A RocksDB property of this tablet's store, as text (metrics: `rocksdb.cur-size-all-mem-tables`, ...). */
+  property(name: string): Promise<string> {
+    return this.#rocks.property(name)
+  }
+
   putAsLeader(kvBatchBytes: Uint8Array, options: KvPutOptions = {}): Promise<KvPutResult> {
     return this.#executor.run(() => {
       this.#ensureOpen()

@@ -97,6 +97,12 @@ export class LogTablet {
   get segmentCount(): number {
     return this.#log.segments.length
   }
+  /** Bytes of the local segments. */
+  get sizeInBytes(): number {
+    let total = 0
+    for (const segment of this.#log.segments) total += segment.sizeInBytes
+    return total
+  }
   get isClosed(): boolean {
     return this.#closed
   }

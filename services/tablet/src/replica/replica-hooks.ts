@@ -1,4 +1,5 @@
 import type { Replica } from './replica.js'
+import type { IsrUpdateOutcome } from './replica-isr-writes.js'
 
 /**
  * Where other bucket components plug into a replica's leadership (the KV tablet of a primary-key
@@ -34,6 +35,8 @@ export interface ReplicaHooks {
    * data beside the log is to be removed, with `deleteRemote` its remote data too.
    */
   onReplicaStopped?(replica: Replica, deleteLocal: boolean, deleteRemote: boolean): Promise<void>
+  /** A leader's ISR change committed (`shrink`, `expand`) or its write failed (metrics). */
+  onIsrUpdate?(replica: Replica, outcome: IsrUpdateOutcome): void
 }
 
 /** Where a replica reports what it does in the background. */

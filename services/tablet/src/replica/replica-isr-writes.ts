@@ -22,7 +22,12 @@ export interface IsrWritesOptions {
   readonly onCommitted: (bucketEpoch: number) => void
   /** The stored bucket names another leader or a newer epoch. */
   readonly onDeposed: (storedLeader: number | null) => void
+  /** Each outcome of a write: the change committed, or the write failed (metrics). */
+  readonly onOutcome?: (outcome: IsrUpdateOutcome) => void
 }
+
+/** `shrink`/`expand`: a change committed; `failed`: a write failed (retried or dropped). */
+export type IsrUpdateOutcome = 'shrink' | 'expand' | 'failed'
 
 /** Errors after which resending the same change cannot succeed. */
 const FINAL_ERRORS = new Set(['UNKNOWN_TABLE_OR_BUCKET_EXCEPTION', 'TABLE_NOT_EXIST', 'PARTITION_NOT_EXISTS'])
@@ -64,6 +69,7 @@ export class ReplicaIsrWrites {
           }
           if (result.leaderAndIsr.bucketEpoch < subject.bucketEpoch) return this.isr.revert(pending)
           this.isr.commit(result.leaderAndIsr.isr)
+          this.options.onOutcome?.(pending.kind === 'pendingShrink' ? 'shrink' : 'expand')
           this.options.onCommitted(result.leaderAndIsr.bucketEpoch)
         },
         error => this.#onFailure(pending, epoch, error),
@@ -77,6 +83,7 @@ export class ReplicaIsrWrites {
 
   #onFailure(pending: PendingIsrState, epoch: number, error: unknown): void {
     if (!this.#stillPending(pending, epoch)) return
+    this.options.onOutcome?.('failed')
     const final = isFlussError(error) && FINAL_ERRORS.has(error.errorName)
     this.options.warn(
       `writing the ISR [${pending.proposedIsr}] of ${this.subject.name} failed${final ? '' : '; retrying'}`,

@@ -48,6 +48,11 @@ export class LeaderIsr {
     return this.#state.isr
   }
 
+  /** Replicas assigned to the bucket: the followers tracked here and this leader. */
+  get assignedReplicas(): number {
+    return this.#followers.size + 1
+  }
+
   follower(id: number): FollowerState | undefined {
     return this.#followers.get(id)
   }

@@ -100,6 +100,7 @@ export class Replica {
       warn: (m, e) => this.#warn(m, e),
       onCommitted: bucketEpoch => this.#onIsrCommitted(bucketEpoch),
       onDeposed: leader => this.#stepDown(leader),
+      onOutcome: outcome => options.hooks?.onIsrUpdate?.(this, outcome),
     })
   }
 
@@ -128,6 +129,14 @@ export class Replica {
   }
   get name(): string {
     return tableBucketToString(this.tableBucket)
+  }
+  /** `log.replica.min-in-sync-replicas-number`. */
+  get minInSyncReplicas(): number {
+    return this.#options.minInSyncReplicas
+  }
+  /** A leader whose ISR is smaller than its assignment (Fluss's `underReplicated`). */
+  get isUnderReplicated(): boolean {
+    return this.isLeader && this.#isr.isr.length < this.#isr.assignedReplicas
   }
   get isUnderMinIsr(): boolean {
     return this.isLeader && this.#isr.isr.length < this.#options.minInSyncReplicas

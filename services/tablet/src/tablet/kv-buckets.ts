@@ -94,6 +94,11 @@ export class KvBuckets {
   }
 
   /** The open KvTablet of a bucket led here, or null. */
+  /** The KV tablets and snapshotters of the buckets led here (metrics). */
+  leaders(): Iterable<{ readonly kv: KvTablet; readonly snapshotter: KvSnapshotter | null }> {
+    return this.#buckets.values()
+  }
+
   kvTablet(bucket: TableBucket): KvTablet | null {
     const entry = this.#buckets.get(tableBucketKey(bucket))
     return entry === undefined || entry.kv.isClosed ? null : entry.kv

@@ -12,6 +12,7 @@ import {
 import type { Replica } from '../replica/replica.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
 import type { KvBuckets } from './kv-buckets.js'
+import type { TableMeterSet } from './metrics/index.js'
 
 /** The primary-key APIs of the TabletService. */
 export type KvServiceApi = 'PUT_KV' | 'LOOKUP' | 'PREFIX_LOOKUP' | 'LIMIT_SCAN'
@@ -23,6 +24,8 @@ export interface KvServiceOptions {
   readonly replicaManager: ReplicaManager
   readonly kvBuckets: KvBuckets
   readonly writesFenced: () => boolean
+  /** Table meters, told once per request. */
+  readonly metrics?: TableMeterSet
 }
 
 /**
@@ -40,7 +43,12 @@ export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceA
       await Promise.all(
         r.bucketsReq.map((b, i) => ensureSchema(options.kvBuckets, buckets[i] as TableBucket, b.records)),
       )
-      return handlePutKv(r, ctx)
+      const response = await handlePutKv(r, ctx)
+      options.metrics?.putKv(
+        r,
+        (response.bucketsResp ?? []).map(b => b.errorCode),
+      )
+      return response
     },
     LOOKUP: async (r: ApiRequest<'LOOKUP'>): Promise<ApiResponseInit<'LOOKUP'>> => {
       await whenLeadersReady(
@@ -48,7 +56,13 @@ export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceA
         ready,
         r.bucketsReq.map(b => bucketOf(r.tableId, b)),
       )
-      return handleLookup(r, ctx)
+      const response = await handleLookup(r, ctx)
+      options.metrics?.looked(
+        'lookup',
+        r.tableId,
+        (response.bucketsResp ?? []).some(b => !!b.errorCode),
+      )
+      return response
     },
     PREFIX_LOOKUP: async (r: ApiRequest<'PREFIX_LOOKUP'>): Promise<ApiResponseInit<'PREFIX_LOOKUP'>> => {
       await whenLeadersReady(
@@ -56,7 +70,13 @@ export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceA
         ready,
         r.bucketsReq.map(b => bucketOf(r.tableId, b)),
       )
-      return handlePrefixLookup(r, ctx)
+      const response = await handlePrefixLookup(r, ctx)
+      options.metrics?.looked(
+        'prefixLookup',
+        r.tableId,
+        (response.bucketsResp ?? []).some(b => !!b.errorCode),
+      )
+      return response
     },
     LIMIT_SCAN: async (r: ApiRequest<'LIMIT_SCAN'>): Promise<ApiResponseInit<'LIMIT_SCAN'>> => {
       await whenLeadersReady(options.replicaManager, ready, [bucketOf(r.tableId, r)])

@@ -12,8 +12,13 @@ export function serverReplicaHooks(
   kv: KvBuckets,
   remote: RemoteLogWiring | null,
   extra: ReplicaHooks | undefined,
+  onIsrUpdate?: ReplicaHooks['onIsrUpdate'],
 ): ReplicaHooks {
   return {
+    onIsrUpdate(replica, outcome) {
+      onIsrUpdate?.(replica, outcome)
+      extra?.onIsrUpdate?.(replica, outcome)
+    },
     async onBecomeLeader(replica: Replica) {
       await remote?.onBecomeLeader(replica)
       await kv.onBecomeLeader(replica)

@@ -3,6 +3,7 @@ import type { BlobStore } from '@sluice/core/blobstore'
 import { parseListeners } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
+  AUTHORIZER_ENABLED,
   BIND_LISTENERS,
   CLIENT_REQUEST_TIMEOUT,
   type Configuration,
@@ -19,6 +20,7 @@ import {
   SLUICE_RPC_SERVER_MAX_INFLIGHT_REQUESTS,
   SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
   SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT,
+  SLUICE_SECURITY_SSL_RELOAD_INTERVAL,
   SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL,
   SLUICE_TABLET_SERVER_LEASE_DURATION,
   SLUICE_TABLET_SERVER_LEASE_REGISTER_TIMEOUT,
@@ -27,9 +29,18 @@ import {
   TABLET_SERVER_ID,
   TABLET_SERVER_RACK,
 } from '@sluice/core/config'
-import { assert } from '@sluice/core/errors'
+import { assert, FlussError } from '@sluice/core/errors'
 import type { MetaStore } from '@sluice/core/metastore'
+import type { MetricRegistry } from '@sluice/core/metrics'
 import { ConnectionPool, type Handlers, type RpcLogger, RpcServer, SILENT_LOGGER } from '@sluice/core/rpc'
+import {
+  AuthorizationGuard,
+  type Authorizer,
+  createAuthorizer,
+  internalClientSecurity,
+  listAclsHandler,
+  serverListenerSecurity,
+} from '@sluice/core/security'
 import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
 import { RemoteLogManager } from '../remote/index.js'
@@ -41,6 +52,7 @@ import { createFetcherManager } from './fetcher-wiring.js'
 import { KvBuckets } from './kv-buckets.js'
 import { LakeOffsetsCache } from './lake-offsets-cache.js'
 import { LocalRetention } from './local-retention.js'
+import { TabletServerMetrics } from './metrics/index.js'
 import { RemoteLogWiring } from './remote-log-wiring.js'
 import { serverReplicaHooks } from './server-hooks.js'
 import { ServerLeaseKeeper } from './server-lease.js'
@@ -55,8 +67,16 @@ export interface TabletServerDeps {
    * shared with the coordinator. APIs the TabletService implements itself are ignored here.
    */
   readonly adminHandlers?: Partial<Handlers>
-  /** Warnings; also informational lines of background components (KV recovery, snapshots) when it has `info`. */
-  readonly logger?: RpcLogger & { info?(message: string, fields?: Record<string, unknown>): void }
+  /**
+   * Warnings; also informational lines of background components (KV recovery, snapshots) when it has
+   * `info`; with `child` (core's Logger) each component logs under its own name and `log.level`.
+   */
+  readonly logger?: RpcLogger & {
+    info?(message: string, fields?: Record<string, unknown>): void
+    child?(bindings: {
+      readonly component?: string
+    }): RpcLogger & { info?(m: string, f?: Record<string, unknown>): void }
+  }
   /** Extra plug-ins to every replica's leadership (after the server's KV tablets and remote log). */
   readonly replicaHooks?: ReplicaHooks
   /**
@@ -66,6 +86,8 @@ export interface TabletServerDeps {
    */
   readonly blobStore?: BlobStore
   readonly metaStore?: MetaStore
+  /** Where the server records its metrics; none are recorded without it. */
+  readonly metrics?: MetricRegistry
 }
 
 /**
@@ -89,6 +111,10 @@ export class TabletServer {
   readonly remoteLogManager: RemoteLogManager | null
   /** Retention by `table.log.ttl` of the logs no remote-log task looks after. */
   readonly localRetention: LocalRetention
+  /** The server's metrics, when it has a registry. */
+  readonly metrics: TabletServerMetrics | undefined
+  /** The process's one authorizer (undefined unless `authorizer.enabled`). */
+  readonly authorizer: Authorizer | undefined
   readonly #deps: TabletServerDeps
   readonly #pool: ConnectionPool
   readonly #servers: RpcServer[] = []
@@ -100,7 +126,16 @@ export class TabletServer {
     this.#deps = deps
     const { config } = deps
     this.serverId = config.get(TABLET_SERVER_ID)
-    this.#pool = new ConnectionPool({ clientSoftwareName: `sluice-tablet-server-${this.serverId}` })
+    this.authorizer =
+      deps.metaStore === undefined
+        ? undefined
+        : createAuthorizer(config, deps.metaStore, this.#componentLogger('authorizer'))
+    if (config.get(AUTHORIZER_ENABLED) && deps.metaStore === undefined)
+      throw new FlussError('INVALID_CONFIG_EXCEPTION', "'authorizer.enabled' needs the metadata store")
+    this.#pool = new ConnectionPool({
+      clientSoftwareName: `sluice-tablet-server-${this.serverId}`,
+      security: internalClientSecurity(config),
+    })
     const metadataCache = new TabletMetadataCache()
     this.remoteLogManager = this.#createRemoteLogManager()
     const remote = this.#remoteLogWiring()
@@ -110,9 +145,11 @@ export class TabletServer {
       ...(deps.blobStore === undefined ? {} : { blobStore: deps.blobStore }),
       ...(deps.metaStore === undefined ? {} : { metaStore: deps.metaStore }),
       remoteChangelog: bucket => remote?.reader(bucket) ?? null,
-      logger: this.#componentLogger(),
+      logger: this.#componentLogger('kv-snapshot'),
     })
-    const hooks = serverReplicaHooks(this.kvBuckets, remote, deps.replicaHooks)
+    const hooks = serverReplicaHooks(this.kvBuckets, remote, deps.replicaHooks, (_, outcome) =>
+      this.metrics?.isrUpdated(outcome),
+    )
     this.replicaManager = new ReplicaManager({
       serverId: this.serverId,
       dataDir: config.get(DATA_DIR),
@@ -122,13 +159,13 @@ export class TabletServer {
       metadataCache,
       hooks,
       remoteLogReader: bucket => remote?.reader(bucket) ?? null,
-      warn: (message, error) => this.#warn(message, error),
+      warn: (message, error) => this.#warn(message, error, 'replica'),
       createFetcherManager: manager =>
         createFetcherManager(manager, {
           config,
           pool: this.#pool,
           internalListenerName: config.get(INTERNAL_LISTENER_NAME),
-          warn: (message, error) => this.#warn(message, error),
+          warn: (message, error) => this.#warn(message, error, 'replica'),
         }),
     })
     this.localRetention = new LocalRetention({
@@ -138,6 +175,15 @@ export class TabletServer {
       clock: deps.clock ?? SYSTEM_CLOCK,
       warn: (message, error) => this.#warn(message, error),
     })
+    this.metrics =
+      deps.metrics === undefined
+        ? undefined
+        : new TabletServerMetrics(deps.metrics, {
+            replicaManager: this.replicaManager,
+            kvBuckets: this.kvBuckets,
+            remoteLogManager: this.remoteLogManager,
+            connections: () => this.#servers.reduce((n, s) => n + s.connectionCount, 0),
+          })
   }
 
   /** The advertised endpoints (bound ports when `bind.listeners` asked for port 0). */
@@ -202,6 +248,7 @@ export class TabletServer {
     this.replicaManager.delayedFetches.completeAll()
     this.replicaManager.delayedWrites.completeAll()
     await closing
+    this.authorizer?.stop()
     const errors: unknown[] = []
     await this.localRetention.close().catch(e => errors.push(e))
     await this.replicaManager.shutdown().catch(e => errors.push(e))
@@ -238,14 +285,29 @@ export class TabletServer {
       config,
       writesFenced: () => this.writesFenced,
       kvBuckets: this.kvBuckets,
+      ...(this.metrics === undefined ? {} : { metrics: this.metrics.tables }),
     })
     const own = service.handlers()
     const admin = Object.fromEntries(
       Object.entries(this.#deps.adminHandlers ?? {}).filter(([name]) => !(name in own)),
     ) as Partial<Handlers>
+    const security = serverListenerSecurity(
+      config,
+      listeners.map(l => l.listenerName),
+      this.#componentLogger('security'),
+    )
+    const authorizer = this.authorizer
+    await authorizer?.start()
+    const guard =
+      authorizer === undefined
+        ? undefined
+        : new AuthorizationGuard(authorizer, id => this.#deps.catalog.getTableInfo(id).then(t => t.tablePath))
     const bound: ServerEndpoint[] = []
     for (const l of listeners) {
       const server = new RpcServer({
+        security: security.get(l.listenerName),
+        ...(guard === undefined ? {} : { guard }),
+        tlsReloadIntervalMs: config.get(SLUICE_SECURITY_SSL_RELOAD_INTERVAL),
         role: 'tablet',
         host: l.host,
         port: l.port,
@@ -256,9 +318,13 @@ export class TabletServer {
         requestTimeoutMs: config.get(SLUICE_RPC_SERVER_REQUEST_TIMEOUT),
         maxConnections: config.get(SLUICE_RPC_SERVER_MAX_CONNECTIONS),
         shutdownTimeoutMs: config.get(SLUICE_RPC_SERVER_SHUTDOWN_TIMEOUT),
-        logger: this.#deps.logger ?? SILENT_LOGGER,
+        logger: this.#deps.logger?.child?.({ component: 'rpc' }) ?? this.#deps.logger ?? SILENT_LOGGER,
+        ...(this.metrics === undefined ? {} : { observer: this.metrics.requests }),
       })
-      server.registerAll(admin).registerAll(own as Partial<Handlers>)
+      server
+        .registerAll(admin)
+        .registerAll(own as Partial<Handlers>)
+        .registerAll(listAclsHandler(authorizer))
       this.#servers.push(server)
       const address = await server.start()
       bound.push({ listenerName: l.listenerName, host: l.host, port: address.port })
@@ -277,7 +343,7 @@ export class TabletServer {
       taskIntervalMs: config.get(REMOTE_LOG_TASK_INTERVAL_DURATION),
       maxUploadSegments: config.get(REMOTE_LOG_TASK_MAX_UPLOAD_SEGMENTS),
       ...(this.#deps.clock === undefined ? {} : { clock: this.#deps.clock }),
-      logger: this.#componentLogger(),
+      logger: this.#componentLogger('remote-log'),
     })
   }
 
@@ -297,16 +363,18 @@ export class TabletServer {
   }
 
   /** Background components (KV recovery and snapshots, remote log) report through the server's logger. */
-  #componentLogger() {
+  #componentLogger(component: string) {
+    const logger = this.#deps.logger?.child?.({ component }) ?? this.#deps.logger
     return {
-      info: (message: string, fields?: Record<string, unknown>) => this.#deps.logger?.info?.(message, fields),
+      info: (message: string, fields?: Record<string, unknown>) => logger?.info?.(message, fields),
       warn: (message: string, fields?: Record<string, unknown>) =>
-        (this.#deps.logger ?? SILENT_LOGGER).warn(message, fields),
+        (logger ?? SILENT_LOGGER).warn(message, fields),
     }
   }
 
-  #warn(message: string, error?: unknown): void {
-    const logger = this.#deps.logger ?? SILENT_LOGGER
+  #warn(message: string, error?: unknown, component?: string): void {
+    const own = component === undefined ? undefined : this.#deps.logger?.child?.({ component })
+    const logger = own ?? this.#deps.logger ?? SILENT_LOGGER
     logger.warn(message, error === undefined ? undefined : { error: String(error) })
   }
 }

@@ -18,6 +18,7 @@ import type { ReplicaManager } from '../replica/replica-manager.js'
 import type { BucketResult } from '../replica/replica-types.js'
 import type { KvBuckets } from './kv-buckets.js'
 import { type KvServiceApi, kvServiceHandlers } from './kv-service.js'
+import type { TableMeterSet } from './metrics/index.js'
 import {
   bucketErrorFields,
   errorFields,
@@ -53,6 +54,8 @@ export interface TabletServiceOptions {
   readonly writesFenced: () => boolean
   /** The KvTablets of the primary-key buckets led here. */
   readonly kvBuckets: KvBuckets
+  /** Table meters, told once per produce, fetch, put and lookup request. */
+  readonly metrics?: TableMeterSet
 }
 
 /**
@@ -68,9 +71,9 @@ export class TabletService {
   }
 
   handlers(): Handlers<TabletServiceApi> {
-    const { replicaManager, kvBuckets, writesFenced } = this.#options
+    const { replicaManager, kvBuckets, writesFenced, metrics } = this.#options
     return {
-      ...kvServiceHandlers({ replicaManager, kvBuckets, writesFenced }),
+      ...kvServiceHandlers({ replicaManager, kvBuckets, writesFenced, ...(metrics ? { metrics } : {}) }),
       PRODUCE_LOG: (r: ApiRequest<'PRODUCE_LOG'>) => this.produceLog(r),
       FETCH_LOG: (r: ApiRequest<'FETCH_LOG'>, ctx: RequestContext) =>
         this.fetchLog(r, ctx.signal, isSluiceClient(ctx.connection)),
@@ -96,6 +99,7 @@ export class TabletService {
           error: new FlussError('NOT_LEADER_OR_FOLLOWER', 'this tablet server lost its membership lease'),
         }))
       : await this.#options.replicaManager.appendRecordsToLog(request.timeoutMs, request.acks, entries)
+    this.#options.metrics?.produced(request.tableId, entries, results)
     return {
       bucketsResp: results.map(r => ({
         partitionId: r.tableBucket.partitionId ?? null,
@@ -127,6 +131,7 @@ export class TabletService {
       toFetchReqInfos(request),
       signal,
     )
+    this.#options.metrics?.fetched(request.followerServerId >= 0, results)
     return { tablesResp: toFetchLogResponse(results) }
   }
 

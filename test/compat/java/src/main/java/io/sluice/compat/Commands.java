@@ -42,6 +42,11 @@ final class Commands {
             admin.createDatabase(args.get(0), DatabaseDescriptor.EMPTY, false).get();
             return result;
         }
+        if (command.equals("list-tables")) {
+            ArrayNode tables = result.putArray("tables");
+            admin.listTables(args.get(0)).get().stream().sorted().forEach(tables::add);
+            return result;
+        }
         TablePath path = TablePath.of(args.get(0), args.get(1));
         switch (command) {
             case "create-table":

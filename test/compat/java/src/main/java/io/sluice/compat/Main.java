@@ -20,6 +20,7 @@ import org.apache.fluss.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * <pre>
  * Main sample &lt;i,j,...&gt; [--salt k]
  * Main &lt;bootstrap&gt; create-database &lt;db&gt;
+ * Main &lt;bootstrap&gt; list-tables &lt;db&gt;
  * Main &lt;bootstrap&gt; create-table &lt;db&gt; &lt;table&gt; &lt;spec.json&gt;
  * Main &lt;bootstrap&gt; write &lt;db&gt; &lt;table&gt; &lt;n&gt; [--start s] [--salt k]
  * Main &lt;bootstrap&gt; verify &lt;db&gt; &lt;table&gt; &lt;n&gt; [--start s] [--salt k] [--project a,b]
@@ -80,6 +81,11 @@ public final class Main {
         Configuration conf = new Configuration();
         conf.setString("bootstrap.servers", args.get(0));
         conf.setString("client.writer.dynamic-create-partition.enabled", "true");
+        // SLUICE_COMPAT_CLIENT_CONF: extra client options as a JSON object (e.g. SASL credentials).
+        String extra = System.getenv("SLUICE_COMPAT_CLIENT_CONF");
+        if (extra != null && !extra.isEmpty()) {
+            Specs.JSON.readTree(extra).fields().forEachRemaining(e -> conf.setString(e.getKey(), e.getValue().asText()));
+        }
         // Not closed: closing waits out Netty's 2 s quiet period, and the process exits right after
         // printing the result (writers are flushed and scanners closed by the commands).
         Connection connection = ConnectionFactory.createConnection(conf);

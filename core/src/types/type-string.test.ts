@@ -1,5 +1,5 @@
-import { DataTypes, notNull } from '@sluice/core'
 import { describe, expect, it } from 'vitest'
+import { DataTypes, notNull } from './data-type.js'
 import { parseTypeString } from './type-string.js'
 
 describe('parseTypeString', () => {

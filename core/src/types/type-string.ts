@@ -1,5 +1,5 @@
-import { type DataType, DataTypes, dataTypeProblem, type RowField, withNullability } from '@sluice/core'
-import { MAX_TYPE_NESTING_DEPTH } from '@sluice/core/types'
+import { type DataType, DataTypes, dataTypeProblem, type RowField, withNullability } from './data-type.js'
+import { MAX_TYPE_NESTING_DEPTH } from './json.js'
 
 /**
  * Parses the compact text form of a Fluss type, as Fluss prints it: `INT`, `DECIMAL(10, 2) NOT NULL`,

@@ -1,0 +1,2 @@
+export * from './config-logger.js'
+export * from './logger.js'

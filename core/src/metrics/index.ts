@@ -1,0 +1,7 @@
+export * from './emf.js'
+export * from './families.js'
+export * from './meter.js'
+export * from './metric-registry.js'
+export * from './process-metrics.js'
+export * from './prometheus-endpoint.js'
+export * from './request-metrics.js'
