@@ -80,7 +80,8 @@ describe('Prometheus metrics of a local cluster', () => {
     }
     await writer.close()
     const after = await leader.scrape()
-    const delta = (name: string, l: Record<string, string> = labels) => after.value(name, l) - before.value(name, l)
+    const delta = (name: string, l: Record<string, string> = labels) =>
+      after.value(name, l) - before.value(name, l)
     const logBytes = delta(`${TS}table_bucket_logicalStorage_logSize`, bucket)
     expect(logBytes).toBeGreaterThan(0)
     expect(delta(`${TS}table_bytesIn_total`)).toBe(logBytes)
