@@ -34,6 +34,8 @@ export interface ColumnSpec {
 export interface TableSpec {
   readonly columns: readonly ColumnSpec[]
   readonly primaryKey?: readonly string[]
+  /** The auto-increment column (Fluss's `Schema.Builder#enableAutoIncrement`). */
+  readonly autoIncrement?: string
   readonly partitionKeys?: readonly string[]
   readonly bucketKeys?: readonly string[]
   readonly buckets: number

@@ -80,7 +80,8 @@ describe('Prometheus metrics of a local cluster', () => {
     }
     await writer.close()
     const after = await leader.scrape()
-    const delta = (name: string, l = labels) => after.value(name, l) - before.value(name, l)
+    const delta = (name: string, l: Record<string, string> = labels) =>
+      after.value(name, l) - before.value(name, l)
     const logBytes = delta(`${TS}table_bucket_logicalStorage_logSize`, bucket)
     expect(logBytes).toBeGreaterThan(0)
     expect(delta(`${TS}table_bytesIn_total`)).toBe(logBytes)
@@ -184,8 +185,7 @@ describe('Prometheus metrics of a local cluster', () => {
   })
 
   it('the gateway serves its request metrics', async () => {
-    if (tc.cluster.gateway !== undefined) await tc.cluster.gateway.stop()
-    tc.cluster.gateway = undefined
+    await tc.cluster.gateway?.stop()
     await tc.cluster.startGateway('127.0.0.1:0')
     const url = tc.cluster.gateway?.metricsUrl as string
     const health = await fetch(`${tc.cluster.gatewayUrl}/v1/databases`, {

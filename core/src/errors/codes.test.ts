@@ -50,6 +50,16 @@ describe('error table policy', () => {
     }
   })
 
+  it("uses Fluss 0.9.1's code and default text for every Fluss error (what clients show without a message)", () => {
+    const fluss = JSON.parse(
+      readFileSync(new URL('./test-fixtures/fluss-errors.json', import.meta.url), 'utf8'),
+    ).errors as Record<string, { code: number; message: string }>
+    for (const s of specs.filter(x => x.code > 0 && x.code < 1000)) {
+      expect({ name: s.name, code: s.code, message: s.message }).toEqual({ name: s.name, ...fluss[s.name] })
+    }
+    expect(Object.keys(fluss).filter(name => !(name in ERRORS))).toEqual([])
+  })
+
   it('maps unknown codes to UNKNOWN_SERVER_ERROR', () => {
     expect(FlussError.fromCode(9999).errorName).toBe('UNKNOWN_SERVER_ERROR')
   })

@@ -214,6 +214,13 @@ describe('validateTableDescriptor rejects (one test per rule)', () => {
       'Currently, Primary Key Table supports ARROW or COMPACTED log format when kv format is COMPACTED.',
     ))
 
+  it('a primary-key table with INDEXED kv values', () =>
+    rejects(
+      () => pkTable(b => b.property('table.kv.format', 'INDEXED').property('table.log.format', 'INDEXED')),
+      'INVALID_CONFIG_EXCEPTION',
+      "The kv format 'INDEXED' is not supported by this cluster; primary-key tables use 'COMPACTED'.",
+    ))
+
   it('a ZSTD level outside 1..22', () =>
     rejects(
       () => logTable(b => b.property('table.log.arrow.compression.zstd.level', '23')),

@@ -1,6 +1,6 @@
 import { FlussError } from '../errors/index.js'
 import { isMetaStoreConflict } from './conflict.js'
-import { type CounterName, counterKey } from './keys.js'
+import { type CounterName, counterKey, type ItemKey } from './keys.js'
 import type { MetaStore, VersionedItem } from './metastore.js'
 
 export interface AllocateIdOptions {
@@ -19,9 +19,22 @@ const ATTEMPTS_MAX = 1000
  * start at 0): read the counter item, write `next + count` conditioned on the version read, and
  * retry on a lost race. Ids are never handed out twice; an id may be skipped if its taker dies.
  */
-export async function allocateId(
+export function allocateId(
   store: MetaStore,
   counter: CounterName,
+  options: AllocateIdOptions = {},
+): Promise<number> {
+  return allocateIdAt(store, counterKey(counter), counter, options)
+}
+
+/**
+ * Like allocateId, for a counter item anywhere (`what` names it in messages): the auto-increment
+ * counters of tables (`autoIncrementKey`) take whole ranges of ids at once.
+ */
+export async function allocateIdAt(
+  store: MetaStore,
+  key: ItemKey,
+  counter: string,
   options: AllocateIdOptions = {},
 ): Promise<number> {
   const count = options.count ?? 1
@@ -32,7 +45,7 @@ export async function allocateId(
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > ATTEMPTS_MAX) {
     throw new FlussError('INVALID_REQUEST', `maxAttempts must be in [1, ${ATTEMPTS_MAX}], got ${maxAttempts}`)
   }
-  const { pk, sk } = counterKey(counter)
+  const { pk, sk } = key
   let current = await store.get(pk, sk, { consistent: true })
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const next = nextOf(current, counter)

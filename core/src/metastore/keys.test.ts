@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
 import {
+  autoIncrementKey,
   bucketKey,
   bucketSkPrefix,
   COUNTERS,
@@ -56,6 +57,7 @@ describe('keys', () => {
       'REMOTELOG#00000000000000000002#0000000003',
     )
     expect(lakeKey(1)).toEqual({ pk: 'TABLE#00000000000000000001', sk: 'LAKE' })
+    expect(autoIncrementKey(1, 3)).toEqual({ pk: 'TABLE#00000000000000000001', sk: 'AUTOINC#0000000003' })
   })
 
   it('pads numbers so that key order is numeric order', () => {

@@ -20,6 +20,7 @@ import { FlussError } from '../errors/index.js'
  * | TABLE#<id>     | KVSNAPHEAD#<partition>#<bucket>     | committed KV snapshot ids, leaderEpoch       |
  * | TABLE#<id>     | REMOTELOG#<partition>#<bucket>      | remote log manifest pointer                  |
  * | TABLE#<id>     | LAKE                                | tiering progress                             |
+ * | TABLE#<id>     | AUTOINC#<columnId>                  | auto-increment counter (allocate-id.ts)      |
  * | LAKE_CATALOG#<db> | TABLE#<name>                     | local lake catalog: Iceberg metadata pointer |
  * | ACL            | BINDING#<binding>                   | one ACL binding (resource + entry)           |
  * | ACL            | VERSION                             | change counter of the ACLs (cache refresh)   |
@@ -59,6 +60,7 @@ export const BUCKET_SK_PREFIX = 'BUCKET#'
 export const KV_SNAPSHOT_SK_PREFIX = 'KVSNAP#'
 export const KV_SNAPSHOT_HEAD_SK_PREFIX = 'KVSNAPHEAD#'
 export const REMOTE_LOG_SK_PREFIX = 'REMOTELOG#'
+export const AUTO_INCREMENT_SK_PREFIX = 'AUTOINC#'
 
 /** Counters allocated with allocateId. */
 export const COUNTERS = { tableId: 'table-id', partitionId: 'partition-id', writerId: 'writer-id' } as const
@@ -151,6 +153,14 @@ export const remoteLogKey = (b: BucketRef): ItemKey => ({
   sk: `${REMOTE_LOG_SK_PREFIX}${bucketPart(b)}`,
 })
 export const lakeKey = (tableId: number): ItemKey => ({ pk: tablePk(tableId), sk: 'LAKE' })
+/**
+ * The counter of a table's auto-increment column (Fluss's `AutoIncrementColumnZNode`): the last id
+ * handed out to any bucket; buckets take ranges of `table.auto-increment.cache-size` from it.
+ */
+export const autoIncrementKey = (tableId: number, columnId: number): ItemKey => ({
+  pk: tablePk(tableId),
+  sk: `${AUTO_INCREMENT_SK_PREFIX}${padNumber(columnId, INT_DIGITS, 'column id')}`,
+})
 export const LAKE_CATALOG_PK_PREFIX = 'LAKE_CATALOG#'
 /** The local lake catalog's item of a lake table: its current Iceberg metadata location. */
 export const lakeCatalogKey = (db: string, table: string): ItemKey => ({

@@ -25,9 +25,14 @@ export interface LogBatchSpec {
   /** -1 (the default) = not idempotent. */
   readonly batchSequence?: number
   readonly recordCount: number
-  /** One per record; required (and only allowed) when not append-only. */
+  /**
+   * One per record: the change-type vector of an ARROW batch, required (and only allowed) when not
+   * append-only. Row-format batches (`vector: false`) carry the change types in their records.
+   */
   readonly changeTypes?: Uint8Array | readonly ChangeType[]
-  /** The records payload, opaque here (an Arrow IPC message for ARROW tables). */
+  /** Default true (ARROW); false for INDEXED and COMPACTED batches, which have no vector. */
+  readonly vector?: boolean
+  /** The records payload, opaque here (an Arrow IPC message, or row-format records). */
   readonly records: Uint8Array
   /** Usually left at 0: the leader assigns it. */
   readonly baseOffset?: number
@@ -45,8 +50,8 @@ function checkSpec(spec: LogBatchSpec): void {
     Number.isInteger(spec.schemaId) && spec.schemaId >= -32768 && spec.schemaId <= 32767,
     'schema id is int16',
   )
-  if (appendOnly) {
-    assert(changeTypes === undefined, 'an append-only batch has no change-type vector')
+  if (appendOnly || spec.vector === false) {
+    assert(changeTypes === undefined, 'an append-only or row-format batch has no change-type vector')
   } else {
     const count = changeTypes?.length ?? 0
     assert(count === recordCount, `change types (${count}) must match record count (${recordCount})`)
@@ -62,7 +67,8 @@ export function buildLogBatch(spec: LogBatchSpec): Buffer {
   checkSpec(spec)
   const magic = spec.magic ?? LOG_MAGIC_VALUE_V0
   const layout = layoutForMagic(magic)
-  const vectorBytes = spec.appendOnly ? 0 : spec.recordCount
+  const hasVector = !spec.appendOnly && spec.vector !== false
+  const vectorBytes = hasVector ? spec.recordCount : 0
   const size = layout.headerSize + vectorBytes + spec.records.length
   const buf = Buffer.alloc(size)
   writeInt64LE(buf, BASE_OFFSET_OFFSET, spec.baseOffset ?? 0)
@@ -78,7 +84,7 @@ export function buildLogBatch(spec: LogBatchSpec): Buffer {
   buf.writeInt32LE(spec.batchSequence ?? NO_BATCH_SEQUENCE, layout.batchSequenceOffset)
   buf.writeInt32LE(spec.recordCount, layout.recordCountOffset)
   let at = layout.headerSize
-  if (!spec.appendOnly) {
+  if (hasVector) {
     for (const t of spec.changeTypes ?? []) buf[at++] = t
   }
   buf.set(spec.records, at)

@@ -100,6 +100,21 @@ export class ProcessDriver implements Driver {
     return result.results as unknown[]
   }
 
+  /** A lookup with insert-if-not-exists: missing keys are inserted and their new rows returned. */
+  async lookupInserting(
+    db: string,
+    table: string,
+    keys: readonly (readonly Canonical[])[],
+  ): Promise<unknown[]> {
+    const result = await this.call(['lookup', db, table, this.file('keys', keys), '--insert', 'true'])
+    return result.results as unknown[]
+  }
+
+  /** The row count of `Admin#getTableStats` (Java only). */
+  async stats(db: string, table: string): Promise<number> {
+    return (await this.call(['stats', db, table])).rowCount as number
+  }
+
   async scanFrom(db: string, table: string, bucket: number, offset: number): Promise<ScanFromResult> {
     return (await this.call([
       'scan-from',

@@ -66,7 +66,9 @@ async def create_table(admin, path, spec_file):
         if "agg" in c:
             raise ValueError("pyfluss cannot declare aggregate functions (column %s)" % c["name"])
         fields.append(pa.field(c["name"], spec_type(c["type"]).arrow(), nullable=c.get("nullable", True)))
-    schema = fluss.Schema(pa.schema(fields), primary_keys=spec.get("primaryKey"))
+    schema = fluss.Schema(
+        pa.schema(fields), primary_keys=spec.get("primaryKey"), auto_increment_column=spec.get("autoIncrement")
+    )
     options = {"bucket_count": spec["buckets"]}
     for key, arg in (("partitionKeys", "partition_keys"), ("bucketKeys", "bucket_keys"), ("properties", "properties")):
         if key in spec:

@@ -1,3 +1,4 @@
+export * from './auto-increment-ids.js'
 export * from './changelog-builder.js'
 export * from './kv-apply.js'
 export * from './kv-flusher.js'

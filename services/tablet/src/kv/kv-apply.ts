@@ -1,14 +1,13 @@
 import type { ChangelogImage } from '@sluice/core/config'
+import { assert } from '@sluice/core/errors'
 import { ChangeType } from '@sluice/core/record'
 import type { Value } from '@sluice/core/row'
+import type { AutoIncrementIds } from './auto-increment-ids.js'
 import type { ChangelogBuilder } from './changelog-builder.js'
 import type { KvPreWriteBuffer } from './kv-pre-write-buffer.js'
 import type { DecodedRecord } from './kv-records.js'
 import type { KvSchemas, KvValue, SchemaContext } from './kv-schemas.js'
 import type { RowMerger } from './rowmerger/row-merger.js'
-
-/** Hands out auto-increment ids for new keys (INT or BIGINT column). */
-export type AutoIncrementIds = () => number | bigint
 
 /** Everything one put needs to run Fluss's write algorithm over its records. */
 export interface ApplyContext {
@@ -24,6 +23,7 @@ export interface ApplyContext {
    * stored in RocksDB (null = absent), replaced by their decoded value on first use.
    */
   readonly oldValues: Map<string, KvValue | Buffer | null>
+  /** Ids for new keys of a table with an auto-increment column, reserved for every upsert of the put. */
   readonly autoIncrementIds: AutoIncrementIds | null
 }
 
@@ -119,11 +119,11 @@ function applyUpdate(
 function withAutoIncrement(ctx: ApplyContext, value: KvValue): KvValue {
   const index = ctx.latest.autoIncrementIndex
   if (index < 0) return value
-  const next = ctx.autoIncrementIds
-  if (next === null) throw new Error('a table with an auto-increment column needs an id source')
+  const ids = ctx.autoIncrementIds
+  assert(ids !== null, 'a put on a table with an auto-increment column reserves its ids first')
   const schema = ctx.schemas.context(value.schemaId)
   const row: Value[] = value.row.slice()
-  const id = next()
-  row[index] = schema.rowType.fields[index].type.type === 'BIGINT' ? BigInt(id) : Number(id)
+  const id = ids.next()
+  row[index] = schema.rowType.fields[index].type.type === 'BIGINT' ? BigInt(id) : id
   return schema.encode(row)
 }

@@ -3,8 +3,9 @@ import { FlussError } from '@sluice/core/errors'
 import { KvRecordBatch } from '@sluice/core/kvbatch'
 import { LogRecordBatch } from '@sluice/core/record'
 import type { LogAppendInfo } from '../log/log-tablet-types.js'
+import type { AutoIncrementIds } from './auto-increment-ids.js'
 import type { ChangelogBuilder } from './changelog-builder.js'
-import { type AutoIncrementIds, applyRecords, skipsOldValues } from './kv-apply.js'
+import { applyRecords, skipsOldValues } from './kv-apply.js'
 import type { KvFlusher } from './kv-flusher.js'
 import type { BatchAnchor } from './kv-meta.js'
 import type { KvPreWriteBuffer } from './kv-pre-write-buffer.js'
@@ -100,6 +101,7 @@ export class KvPutter {
     const duplicate = this.#findDuplicate(writerId, batch.batchSequence)
     if (duplicate !== null) return duplicate
     this.#checkBufferRoom()
+    await this.#reserveIds(records, latest)
     // RocksDB reads the stored values on its own threads while the rows decode here. rocksdb-native
     // submits a read batch from a microtask, so let microtasks run once before decoding.
     const reading = this.#readOldValues(records, merger, latest)
@@ -132,6 +134,22 @@ export class KvPutter {
       changelogRecords: 0,
       duplicate: true,
     }
+  }
+
+  /** Room for an id per upsert (each may insert a new key) when the table has an auto-increment column. */
+  async #reserveIds(records: readonly DecodedRecord[], latest: SchemaContext): Promise<void> {
+    const index = latest.autoIncrementIndex
+    if (index < 0) return
+    const ids = this.#autoIncrementIds
+    if (ids === null) {
+      throw new FlussError(
+        'KV_STORAGE_EXCEPTION',
+        `${this.name}: auto-increment column ${latest.rowType.fields[index].name} needs ids from the metadata store, and this tablet server runs without one`,
+      )
+    }
+    let upserts = 0
+    for (const r of records) if (r.rowLength >= 0) upserts++
+    await ids.reserve(upserts)
   }
 
   #checkBufferRoom(): void {

@@ -1,6 +1,6 @@
-import { ArrowBatchReader } from '@sluice/core/arrow'
-import { FlussError } from '@sluice/core/errors'
 import { ChangeType, type LogRecordBatch, MemoryLogRecords } from '@sluice/core/record'
+import type { ChangelogFormat } from './changelog-builder.js'
+import { changelogChanges } from './changelog-reader.js'
 import type { BatchAnchor, KvMeta } from './kv-meta.js'
 import { type KvPreWriteBuffer, keyIdOf } from './kv-pre-write-buffer.js'
 import type { KvSchemas, KvValue } from './kv-schemas.js'
@@ -51,23 +51,19 @@ export async function* changelogBatches(
 }
 
 /** Decodes a changelog batch into KV puts and deletes, keyed like the writers key them. */
-export function changelogRecords(batch: LogRecordBatch, schemas: KvSchemas): ChangelogRecord[] {
-  const count = batch.recordCount
-  if (count === 0) return []
-  const types = batch.changeTypes()
-  if (types === null) {
-    throw new FlussError(
-      'CORRUPT_RECORD_EXCEPTION',
-      `changelog batch at offset ${batch.baseOffset} is append-only`,
-    )
-  }
+export function changelogRecords(
+  batch: LogRecordBatch,
+  schemas: KvSchemas,
+  format: ChangelogFormat = 'ARROW',
+): ChangelogRecord[] {
+  if (batch.recordCount === 0) return []
   const schema = schemas.context(batch.schemaId)
-  const reader = new ArrowBatchReader(batch.arrowPayload(), schema.rowType)
+  const changes = changelogChanges(batch, schema.rowType, format, schema.decoder)
   const records: ChangelogRecord[] = []
-  for (let i = 0; i < count; i++) {
-    const changeType = types[i] as ChangeType
+  for (let i = 0; i < changes.changeTypes.length; i++) {
+    const changeType = changes.changeTypes[i]
     if (changeType === ChangeType.UPDATE_BEFORE) continue
-    const row = reader.getRow(i)
+    const row = changes.rowAt(i)
     const key = schema.keyEncoder.encodeKey(row)
     const value = changeType === ChangeType.DELETE ? null : schema.encode(row)
     records.push({ offset: batch.baseOffset + i, changeType, key, value })
@@ -129,6 +125,7 @@ export async function replayChangelog(
   rocks: RocksDbKv,
   buffer: KvPreWriteBuffer,
   maxBytes: number,
+  format: ChangelogFormat = 'ARROW',
 ): Promise<ReplayResult> {
   const highWatermark = Math.max(log.highWatermark, start.flushedOffset)
   const countRows = start.rowCount >= 0
@@ -139,7 +136,7 @@ export async function replayChangelog(
   const pendingBatches: BatchAnchor[] = []
   let records = 0
   for await (const batch of changelogBatches(log, start.flushedOffset, log.logEndOffset, maxBytes)) {
-    for (const record of changelogRecords(batch, schemas)) {
+    for (const record of changelogRecords(batch, schemas, format)) {
       if (record.offset < start.flushedOffset) continue
       records++
       const delta = !countRows

@@ -90,48 +90,6 @@ describe('schema evolution (ADD COLUMN last)', () => {
   })
 })
 
-describe('auto-increment columns', () => {
-  const schema = Schema.newBuilder()
-    .column('k', DataTypes.STRING())
-    .column('uid', DataTypes.BIGINT())
-    .column('v', DataTypes.STRING())
-    .primaryKey('k')
-    .enableAutoIncrement('uid')
-    .build()
-  const kv = new TestingKvBatches(schema)
-
-  it('assigns ids on insert only and refuses target columns that include it (or none)', async () => {
-    let next = 100n
-    bucket = await TestingKvBucket.open(schema, {}, { autoIncrementIds: () => next++ })
-    await bucket.kv.putAsLeader(
-      kv.batch([
-        ['a', null, 'x'],
-        ['b', null, 'y'],
-        ['a', null, 'z'],
-      ]),
-      { targetColumns: [0, 2] },
-    )
-    expect(
-      await readChangelog(bucket.log, { latest: () => ({ schemaId: 1, schema }), byId: () => schema }),
-    ).toEqual([
-      [0, '+I', ['a', 100n, 'x']],
-      [1, '+I', ['b', 101n, 'y']],
-      [2, '-U', ['a', 100n, 'x']],
-      [3, '+U', ['a', 100n, 'z']],
-    ])
-    await expect(bucket.kv.putAsLeader(kv.batch([['c', 5n, 'q']]))).rejects.toMatchObject({
-      errorName: 'INVALID_TARGET_COLUMN',
-      message:
-        'The table contains an auto-increment column [uid], but update target columns are not explicitly specified. Please specify the update target columns and exclude the auto-increment column from them.',
-    })
-    await expect(
-      bucket.kv.putAsLeader(kv.batch([['c', 5n, 'q']]), { targetColumns: [0, 1] }),
-    ).rejects.toMatchObject({
-      message: 'Auto-increment column [uid] at index 1 must not be included in target columns.',
-    })
-  })
-})
-
 describe('changelog batches read by an independent Arrow reader', () => {
   it('apache-arrow decodes the ZSTD changelog with the table schema', async () => {
     const schema = Schema.newBuilder()

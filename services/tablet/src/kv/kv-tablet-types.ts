@@ -1,7 +1,7 @@
 import type { Configuration } from '@sluice/core/config'
 import type { LogAppendInfo, LogReadParams, LogReadResult } from '../log/log-tablet-types.js'
 import type { BatchMetadata } from '../log/writer-state-entry.js'
-import type { AutoIncrementIds } from './kv-apply.js'
+import type { AutoIncrementIds } from './auto-increment-ids.js'
 import type { PrimaryKeyDecoderFactory } from './kv-key-encoding.js'
 import type { KvSchemaSource, PrimaryKeyEncoderFactory } from './kv-schemas.js'
 import type { RocksDbKvOptions } from './rocksdb-kv.js'
@@ -51,7 +51,10 @@ export interface KvTabletOptions {
   readonly maxQueuedOperations: number
   /** Bound on the pre-write buffer: puts are refused (RESOURCE_EXHAUSTED) while it holds more. */
   readonly maxPendingBytes: number
-  /** Ids for a table's auto-increment column (required only for tables that have one). */
+  /**
+   * Ids for a table's auto-increment column, one instance per opening (required only for tables
+   * that have one; puts on such a table are refused without it).
+   */
   readonly autoIncrementIds?: AutoIncrementIds
   /** Names the bucket in messages. Default: the log's name. */
   readonly name?: string

@@ -2,7 +2,7 @@ import { initArrowCodecs } from '@sluice/core/arrow'
 import { TABLE_CHANGELOG_IMAGE } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { SerialExecutor } from '../log/serial-executor.js'
-import { ChangelogBuilder, changelogCompression } from './changelog-builder.js'
+import { type ChangelogBuilder, changelogBuilderFor } from './changelog-builder.js'
 import { KvFlusher } from './kv-flusher.js'
 import { insertIfNotExistsBatch } from './kv-insert.js'
 import { compactedPrimaryKeyDecoder } from './kv-key-encoding.js'
@@ -44,10 +44,16 @@ export class KvTablet {
 
   private constructor(
     options: KvTabletOptions,
-    parts: { schemas: KvSchemas; merger: RowMerger; rocks: RocksDbKv; buffer: KvPreWriteBuffer },
+    parts: {
+      schemas: KvSchemas
+      merger: RowMerger
+      changelog: ChangelogBuilder
+      rocks: RocksDbKv
+      buffer: KvPreWriteBuffer
+    },
     replayed: ReplayResult,
   ) {
-    const { schemas, merger, rocks, buffer } = parts
+    const { schemas, merger, changelog, rocks, buffer } = parts
     this.#options = options
     this.#log = options.log
     this.#schemas = schemas
@@ -72,7 +78,7 @@ export class KvTablet {
       flusher: this.#flusher,
       merger,
       image: options.tableConfig.get(TABLE_CHANGELOG_IMAGE),
-      changelog: new ChangelogBuilder(changelogCompression(options.tableConfig)),
+      changelog,
       maxPendingBytes: options.maxPendingBytes,
       autoIncrementIds: options.autoIncrementIds ?? null,
       isLeader: options.isLeader ?? (() => true),
@@ -101,6 +107,7 @@ export class KvTablet {
     await initArrowCodecs()
     const schemas = new KvSchemas(options.schemas, options.physicalPrimaryKeys, options.primaryKeyEncoder)
     const merger = createRowMerger(options.tableConfig, schemas)
+    const changelog = changelogBuilderFor(options.tableConfig)
     let rocks = await RocksDbKv.open(dir, options.rocksDb)
     try {
       let meta = await rocks.readMeta().catch(() => null)
@@ -121,8 +128,9 @@ export class KvTablet {
         rocks,
         buffer,
         options.recoverBatchBytes,
+        changelog.format,
       )
-      return new KvTablet(options, { schemas, merger, rocks, buffer }, replayed)
+      return new KvTablet(options, { schemas, merger, changelog, rocks, buffer }, replayed)
     } catch (e) {
       await rocks.close().catch(() => undefined)
       throw e

@@ -1,13 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ArrowBatchReader } from '@sluice/core/arrow'
 import { Configuration } from '@sluice/core/config'
 import { KvRecordBatchBuilder } from '@sluice/core/kvbatch'
 import type { Schema } from '@sluice/core/metadata'
 import { type ChangeTypeShortString, changeTypeShortString, MemoryLogRecords } from '@sluice/core/record'
 import { CompactedKeyEncoder, CompactedRowEncoder, type Row } from '@sluice/core/row'
 import { LogTablet } from '../log/log-tablet.js'
+import type { ChangelogFormat } from './changelog-builder.js'
+import { changelogChanges } from './changelog-reader.js'
 import { KvRowCache } from './kv-row-cache.js'
 import { fixedSchemaSource, type KvSchemaSource } from './kv-schemas.js'
 import { KvTablet } from './kv-tablet.js'
@@ -69,11 +70,12 @@ export interface TestingChangelogBatch {
   readonly records: TestingChangelogRecord[]
 }
 
-/** Reads every batch of the log from `from` (to the log end) and decodes its Arrow records. */
+/** Reads every batch of the log from `from` (to the log end) and decodes its records. */
 export async function readChangelogBatches(
   log: LogTablet,
   schemas: KvSchemaSource,
   from = log.logStartOffset,
+  format: ChangelogFormat = 'ARROW',
 ): Promise<TestingChangelogBatch[]> {
   const { records } = await log.read({
     fetchOffset: from,
@@ -84,16 +86,12 @@ export async function readChangelogBatches(
   const batches: TestingChangelogBatch[] = []
   for (const batch of new MemoryLogRecords(records).validateAll()) {
     const schema = schemas.byId(batch.schemaId) as Schema
-    const types = batch.changeTypes() ?? Buffer.alloc(0)
-    const reader = batch.recordCount === 0 ? null : new ArrowBatchReader(batch.arrowPayload(), schema.rowType)
-    const decoded: TestingChangelogRecord[] = []
-    for (let i = 0; i < batch.recordCount; i++) {
-      decoded.push({
-        offset: batch.baseOffset + i,
-        type: changeTypeShortString(types[i] as 0),
-        row: reader?.getRow(i) ?? [],
-      })
-    }
+    const changes = changelogChanges(batch, schema.rowType, format)
+    const decoded = changes.changeTypes.map((type, i) => ({
+      offset: batch.baseOffset + i,
+      type: changeTypeShortString(type),
+      row: changes.rowAt(i),
+    }))
     batches.push({
       baseOffset: batch.baseOffset,
       lastOffset: batch.lastOffset,
@@ -107,8 +105,13 @@ export async function readChangelogBatches(
 }
 
 /** The changelog from `from` as `[offset, type, row]` triples. */
-export async function readChangelog(log: LogTablet, schemas: KvSchemaSource, from?: number) {
-  const batches = await readChangelogBatches(log, schemas, from)
+export async function readChangelog(
+  log: LogTablet,
+  schemas: KvSchemaSource,
+  from?: number,
+  format: ChangelogFormat = 'ARROW',
+) {
+  const batches = await readChangelogBatches(log, schemas, from, format)
   return batches.flatMap(b => b.records.map(r => [r.offset, r.type, r.row] as const))
 }
 

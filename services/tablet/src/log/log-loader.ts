@@ -88,7 +88,7 @@ export async function loadLog(dir: string, options: ResolvedLogTabletOptions): P
     else truncatedBytes = await active.recover()
     const localLog = new LocalLog(io, dir, config, segments, await active.nextOffset(), -1)
     localLog.localMaxTimestamp = await localLog.computeMaxTimestamp()
-    const writers = new WriterStateManager(io, dir, options.writerExpirationMs)
+    const writers = new WriterStateManager(io, dir, options.writerExpirationMs, options.name)
     await rebuildWriterState(localLog, writers, localLog.logEndOffset, options.clock.nowMs())
     await writers.takeSnapshot()
     await writers.snapshots.deleteStray(segments.map(s => s.baseOffset))

@@ -219,7 +219,10 @@ describe('LogTablet idempotent writers', () => {
   it('rejects a sequence gap and a new writer not starting at 0', async () => {
     await tablet.appendAsLeader(writer(7, 0))
     const gap = await expectError(tablet.appendAsLeader(writer(7, 2)), 'OUT_OF_ORDER_SEQUENCE_EXCEPTION')
-    expect(gap.message).toMatch(/2 \(incoming\), 0 \(current\)/)
+    expect(gap.message).toBe(
+      `Out of order batch sequence for writer 7 at offset 1 in table-bucket ${tablet.name} : ` +
+        '2 (incoming batch seq.), 0 (current batch seq.)',
+    )
     await expectError(tablet.appendAsLeader(writer(9, 3)), 'OUT_OF_ORDER_SEQUENCE_EXCEPTION')
     expect(tablet.logEndOffset).toBe(1)
   })

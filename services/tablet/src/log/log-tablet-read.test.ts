@@ -99,6 +99,10 @@ describe('LogTablet.read', () => {
         .catch(x => x)
       expect(e).toBeInstanceOf(FlussError)
       expect((e as FlussError).errorName).toBe('LOG_OFFSET_OUT_OF_RANGE_EXCEPTION')
+      expect((e as FlussError).message).toBe(
+        `Received request for offset ${offset} for table bucket ${tablet.name}, ` +
+          'but we only have log segments from offset 0 up to 24.',
+      )
     }
   })
 
@@ -124,8 +128,13 @@ describe('LogTablet.offsetForTimestamp', () => {
   it('answers the high watermark for a time after the last batch and refuses the future', async () => {
     tablet.updateHighWatermark(20)
     expect(await tablet.offsetForTimestamp(1_011_500)).toBe(20)
-    const e = await tablet.offsetForTimestamp(clock.nowMs() + 1).catch(x => x)
+    const future = clock.nowMs() + 1
+    const e = await tablet.offsetForTimestamp(future).catch(x => x)
     expect((e as FlussError).errorName).toBe('INVALID_TIMESTAMP_EXCEPTION')
+    expect((e as FlussError).message).toBe(
+      `Get offset error for table bucket ${tablet.name}, the fetch timestamp ${future} ` +
+        `is larger than the current timestamp ${clock.nowMs()}`,
+    )
   })
 
   it('keeps working after the log is reopened from disk', async () => {

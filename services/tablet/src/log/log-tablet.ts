@@ -149,7 +149,8 @@ export class LogTablet {
       if (fetchOffset < logStartOffset || fetchOffset > logEndOffset) {
         throw new FlussError(
           'LOG_OFFSET_OUT_OF_RANGE_EXCEPTION',
-          `fetch offset ${fetchOffset} of ${this.name} is out of range [${logStartOffset}, ${logEndOffset}]`,
+          `Received request for offset ${fetchOffset} for table bucket ${this.name}, ` +
+            `but we only have log segments from offset ${logStartOffset} up to ${logEndOffset}.`,
         )
       }
       const maxOffset = params.isolation === 'HIGH_WATERMARK' ? highWatermark : logEndOffset
@@ -252,7 +253,8 @@ export class LogTablet {
       if (timestampMs > nowMs) {
         throw new FlussError(
           'INVALID_TIMESTAMP_EXCEPTION',
-          `timestamp ${timestampMs} of ${this.name} is after now (${nowMs})`,
+          `Get offset error for table bucket ${this.name}, the fetch timestamp ${timestampMs} ` +
+            `is larger than the current timestamp ${nowMs}`,
         )
       }
       if (timestampMs > this.#log.localMaxTimestamp) return this.#highWatermark

@@ -45,6 +45,8 @@ export class WriterStateManager {
     io: FileIO,
     dir: string,
     readonly writerExpirationMs: number,
+    /** Names the bucket in messages (`TableBucket{…}` on tablet servers). */
+    readonly name: string = dir,
   ) {
     this.snapshots = new WriterSnapshots(io, dir)
   }
@@ -89,8 +91,9 @@ export class WriterStateManager {
       if (!inSequence(entry.lastBatchSequence, batch.batchSequence, expired || !asLeader)) {
         throw new FlussError(
           'OUT_OF_ORDER_SEQUENCE_EXCEPTION',
-          `out of order batch sequence for writer ${writerId} at offset ${batch.lastOffset}: ` +
-            `${batch.batchSequence} (incoming), ${entry.lastBatchSequence} (current)`,
+          `Out of order batch sequence for writer ${writerId} at offset ${batch.lastOffset} in ` +
+            `table-bucket ${this.name} : ${batch.batchSequence} (incoming batch seq.), ` +
+            `${entry.lastBatchSequence} (current batch seq.)`,
         )
       }
       entry.addBatch(batchMetadata(batch))

@@ -1,6 +1,6 @@
 import type { BlobStore } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
-import type { PhysicalTablePath, TableBucket } from '@sluice/core/metadata'
+import { type PhysicalTablePath, type TableBucket, tableBucketToString } from '@sluice/core/metadata'
 import type { RemoteLogManifest, RemoteLogSegmentEntry } from '@sluice/core/remotelog'
 import { readRemoteBatches, remoteLogTabletDir } from '@sluice/core/remotelog'
 import type { PbRemoteLogFetchInfoInit } from '@sluice/core/rpc'
@@ -149,11 +149,9 @@ export class RemoteLogReader {
   #manifestFor(fetchOffset: number): RemoteLogManifest {
     const manifest = this.manifest()
     if (!manifest?.canFetch(fetchOffset)) {
-      const start = manifest?.remoteLogStartOffset ?? -1
-      const end = manifest?.remoteLogEndOffset ?? -1
       throw new FlussError(
         'LOG_OFFSET_OUT_OF_RANGE_EXCEPTION',
-        `fetch offset ${fetchOffset} is not in the remote log of bucket ${this.tableBucket.bucket} of table ${this.tableBucket.tableId} [${start}, ${end})`,
+        `The fetch offset ${fetchOffset} is out of range for table bucket ${tableBucketToString(this.tableBucket)}`,
       )
     }
     return manifest

@@ -22,7 +22,7 @@ export interface AppendContext {
 /** Fluss accepts exactly these `acks`: none, the leader, all in-sync replicas. */
 export function checkRequiredAcks(acks: number): void {
   if (acks !== 0 && acks !== 1 && acks !== -1) {
-    throw new FlussError('INVALID_REQUIRED_ACKS', `invalid required acks ${acks}, expected 0, 1 or -1`)
+    throw new FlussError('INVALID_REQUIRED_ACKS', `Invalid required acks: ${acks}`)
   }
 }
 
@@ -100,6 +100,6 @@ async function appendToLocalLog(
 function notLeader(replica: Replica): FlussError {
   return new FlussError(
     'NOT_LEADER_OR_FOLLOWER',
-    `server ${replica.localServerId} is not the leader of ${replica.name}`,
+    `Leader not local for bucket ${replica.name} on tabletServer ${replica.localServerId}`,
   )
 }

@@ -80,4 +80,20 @@ describe('checkProjectedFields', () => {
       )
     }
   })
+
+  it("words its refusals as Fluss's FileLogProjection does", () => {
+    const message = (fields: number[]) => {
+      try {
+        checkProjectedFields(rowType, fields)
+      } catch (e) {
+        return (e as Error).message
+      }
+      throw new Error('accepted')
+    }
+    expect(message([1, 0])).toBe('The projection indexes should be in field order, but is [1, 0]')
+    expect(message([0, 0])).toBe('The projection indexes should not contain duplicated fields, but is [0, 0]')
+    expect(message([0, 3])).toBe(
+      `Projected fields [0, 3] is out of bound for schema with ${rowType.fields.length} fields.`,
+    )
+  })
 })

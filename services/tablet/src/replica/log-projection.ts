@@ -39,16 +39,23 @@ export async function projectLogRecords(
   return Buffer.concat(parts, total)
 }
 
-/** Projected field indexes must be ascending, unique and within the row type (Fluss's rules). */
+/**
+ * Projected field indexes must be ascending, unique and within the row type (Fluss's rules and
+ * texts, `FileLogProjection`).
+ */
 export function checkProjectedFields(rowType: RowType, projectedFields: readonly number[]): void {
+  const shown = `[${projectedFields.join(', ')}]`
+  const fail = (message: string) => new FlussError('INVALID_COLUMN_PROJECTION', message)
   let previous = -1
   for (const i of projectedFields) {
-    if (!Number.isInteger(i) || i <= previous || i >= rowType.fields.length) {
-      throw new FlussError(
-        'INVALID_COLUMN_PROJECTION',
-        `projected fields [${projectedFields}] must be ascending, unique indexes below ` +
-          `${rowType.fields.length} (the table's column count)`,
-      )
+    if (!Number.isInteger(i) || i < previous) {
+      throw fail(`The projection indexes should be in field order, but is ${shown}`)
+    }
+    if (i === previous) {
+      throw fail(`The projection indexes should not contain duplicated fields, but is ${shown}`)
+    }
+    if (i >= rowType.fields.length) {
+      throw fail(`Projected fields ${shown} is out of bound for schema with ${rowType.fields.length} fields.`)
     }
     previous = i
   }

@@ -1,6 +1,6 @@
 import { TABLE_LOG_FORMAT } from '@sluice/core/config'
 import { FlussError, isFlussError, toFlussError } from '@sluice/core/errors'
-import type { TableBucket } from '@sluice/core/metadata'
+import { type TableBucket, tablePathToString } from '@sluice/core/metadata'
 import type { PbRemoteLogFetchInfoInit } from '@sluice/core/rpc'
 import type { LogReadResult } from '../log/index.js'
 import type { FetchLogResultForBucket, FetchParams, FetchReqInfo } from './fetch-types.js'
@@ -164,7 +164,7 @@ function checkProjection(replica: Replica, projectedFields: readonly number[]): 
   if (format !== 'ARROW') {
     throw new FlussError(
       'INVALID_COLUMN_PROJECTION',
-      `column projection is only supported for the ARROW log format; ${replica.name} is ${format}`,
+      `Column projection is only supported for ARROW format, but the table ${tablePathToString(replica.tableInfo.tablePath)} is ${format} format.`,
     )
   }
   checkProjectedFields(replica.tableInfo.rowType, projectedFields)

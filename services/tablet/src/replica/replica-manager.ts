@@ -158,7 +158,7 @@ export class ReplicaManager {
     }
     throw new FlussError(
       'UNKNOWN_TABLE_OR_BUCKET_EXCEPTION',
-      `unknown table or bucket: ${tableBucketToString(bucket)}`,
+      `Unknown table or bucket: ${tableBucketToString(bucket)}`,
     )
   }
 

@@ -242,8 +242,8 @@ export class Replica {
     if (requiredAcks === -1 && this.#isr.isr.length < this.#options.minInSyncReplicas) {
       throw new FlussError(
         'NOT_ENOUGH_REPLICAS_EXCEPTION',
-        `the ISR [${this.#isr.isr}] of ${this.name} is smaller than the ${this.#options.minInSyncReplicas} ` +
-          'replicas required for acks=-1',
+        `The size of the current ISR [${this.#isr.isr.join(', ')}] is insufficient to satisfy ` +
+          `the required acks ${requiredAcks} for table bucket ${this.name}.`,
       )
     }
   }
@@ -293,7 +293,7 @@ export class Replica {
     if (fromFollower && follower === undefined) {
       throw new FlussError(
         'NOT_LEADER_OR_FOLLOWER',
-        `replica ${params.replicaId} is not recognized as a follower of ${this.name}`,
+        `Replica ${params.replicaId} is not recognized as a valid replica of ${this.name}`,
       )
     }
     const fetchOffset =
@@ -359,8 +359,8 @@ export class Replica {
     }
     if (this.logTablet.highWatermark < requiredOffset) return { done: false }
     if (this.#isr.isr.length < this.#options.minInSyncReplicas) {
-      const message = `${this.name} was replicated to fewer in-sync replicas than required`
-      return { done: true, error: new FlussError('NOT_ENOUGH_REPLICAS_AFTER_APPEND_EXCEPTION', message) }
+      // Fluss sends this code with its default text.
+      return { done: true, error: new FlussError('NOT_ENOUGH_REPLICAS_AFTER_APPEND_EXCEPTION') }
     }
     return { done: true }
   }
@@ -429,7 +429,7 @@ export class Replica {
     if (!this.isLeader) {
       throw new FlussError(
         'NOT_LEADER_OR_FOLLOWER',
-        `server ${this.#options.localServerId} is not the leader of ${this.name}`,
+        `Leader not local for bucket ${this.name} on tabletServer ${this.#options.localServerId}`,
       )
     }
   }

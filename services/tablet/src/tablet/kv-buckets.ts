@@ -19,6 +19,7 @@ import {
   type KvTablet,
   kvKeyEncoding,
   kvSnapshotSettings,
+  metaStoreAutoIncrementIds,
   openKvTabletWithRecovery,
   type RemoteChangelogSource,
   RocksDbKv,
@@ -173,9 +174,12 @@ export class KvBuckets {
   }
 
   #kvOptions(replica: Replica, schemas: ReplicaSchemas) {
-    const { config } = this.#options
+    const { config, metaStore } = this.#options
     const remote = this.#options.remoteChangelog?.(replica.tableBucket) ?? null
+    // New ranges for every leadership: whatever a former leader drew is never handed out again.
+    const ids = metaStore === undefined ? null : metaStoreAutoIncrementIds(metaStore, replica.tableInfo)
     return {
+      ...(ids === null ? {} : { autoIncrementIds: ids }),
       log: withRemoteChangelog(replica.logTablet, remote),
       schemas,
       tableConfig: replica.tableInfo.tableConfig,

@@ -16,9 +16,9 @@ afterEach(async () => {
 const rowOf = (value: Buffer | null | undefined): Row | null =>
   value === null || value === undefined ? null : decodeCompactedRow(decodeValue(value).row, PK_SCHEMA.rowType)
 
-async function setup(replicationFactor: 1 | 2) {
+async function setup(replicationFactor: 1 | 2, properties: Record<string, string> = {}) {
   cluster = new TestCluster()
-  const info = await cluster.createPkTable(1)
+  const info = await cluster.createPkTable(1, properties)
   const ids = replicationFactor === 1 ? [1] : [1, 2]
   const servers = await Promise.all(ids.map(id => cluster.startServer(id)))
   const connections = await Promise.all(servers.map(s => cluster.connect(s)))
@@ -104,6 +104,21 @@ describe('primary-key tables through the TabletServer', () => {
 
     const stats = await c.request('GET_TABLE_STATS', { tableId: TABLE_ID, bucketsReq: [{ bucketId: 0 }] })
     expect(stats.bucketsResp[0]).toMatchObject({ rowCount: 2 })
+  })
+
+  it('refuses GET_TABLE_STATS of a WAL-image table as Fluss does (no row count is kept)', async () => {
+    const { info, connections, batches } = await setup(1, { 'table.changelog.image': 'WAL' })
+    const [c] = connections as [ServerConnection]
+    expect(await put(c, batches, [[1, 'a', 1n]])).toMatchObject({ logEndOffset: 1 })
+    const stats = await c.request('GET_TABLE_STATS', { tableId: TABLE_ID, bucketsReq: [{ bucketId: 0 }] })
+    expect(stats.bucketsResp[0]).toMatchObject({
+      errorCode: ERRORS.INVALID_TABLE_EXCEPTION.code,
+      errorMessage: expect.stringMatching(
+        new RegExp(
+          `^Row count is disabled for this table '${info.tablePath.databaseName}\\.${info.tablePath.tableName}'\\. This usually happens when the table iscreated before v0\\.9`,
+        ),
+      ),
+    })
   })
 
   it('refuses PRODUCE_LOG to a primary-key table and writes to a follower', async () => {

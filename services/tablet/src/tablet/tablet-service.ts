@@ -1,7 +1,7 @@
 import type { Configuration } from '@sluice/core/config'
 import { SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
-import { tableBucketKey } from '@sluice/core/metadata'
+import { type TablePath, tableBucketKey, tablePathToString } from '@sluice/core/metadata'
 import {
   type ApiRequest,
   type ApiResponseInit,
@@ -216,6 +216,23 @@ export class TabletService {
       const error = new FlussError('NOT_LEADER_OR_FOLLOWER', `${replica.name} has no open KV store here`)
       return { tableBucket: result.tableBucket, error }
     }
+    if (kv.rowCount < 0) {
+      return { tableBucket: result.tableBucket, error: rowCountDisabled(replica.tableInfo.tablePath) }
+    }
     return { tableBucket: result.tableBucket, value: kv.rowCount }
   }
+}
+
+/**
+ * A primary-key table that does not maintain its row count (`table.changelog.image=WAL`), in
+ * Fluss's words (`KvTablet#getRowCount`, the missing space included).
+ */
+function rowCountDisabled(path: TablePath): FlussError {
+  return new FlussError(
+    'INVALID_TABLE_EXCEPTION',
+    `Row count is disabled for this table '${tablePathToString(path)}'. This usually happens when the table is` +
+      'created before v0.9 or the changelog image is set to WAL, ' +
+      'as maintaining row count in WAL mode is costly and not necessary for most use cases. ' +
+      'If you want to enable row count, please set changelog image to FULL.',
+  )
 }

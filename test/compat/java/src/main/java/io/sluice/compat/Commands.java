@@ -60,6 +60,9 @@ final class Commands {
             case "create-partition":
                 admin.createPartition(path, new PartitionSpec(partitionSpec(args.get(2))), false).get();
                 return result;
+            case "stats":
+                result.put("rowCount", admin.getTableStats(path).get().getRowCount());
+                return result;
             default:
                 break;
         }
@@ -76,7 +79,11 @@ final class Commands {
                 case "upsert":
                     return KvCommands.upsert(table, Specs.read(args.get(2)));
                 case "lookup":
-                    return KvCommands.lookup(table, Specs.read(args.get(2)), Main.columnList(flags.get("by")));
+                    return KvCommands.lookup(
+                            table,
+                            Specs.read(args.get(2)),
+                            Main.columnList(flags.get("by")),
+                            Boolean.parseBoolean(flags.getOrDefault("insert", "false")));
                 case "scan-from":
                     return scanFrom(table, path, Integer.parseInt(args.get(2)), Long.parseLong(args.get(3)));
                 case "changelog":

@@ -71,15 +71,16 @@ final class KvCommands {
     /**
      * Looks up each key (canonical texts of the primary-key columns, or of the `by` columns for a
      * prefix lookup). Results: a row or null per key; for a prefix lookup, a list of rows per key.
+     * With `insert`, missing keys are inserted (insert-if-not-exists) and their new rows returned.
      */
-    static ObjectNode lookup(Table table, JsonNode keys, List<String> by) throws Exception {
+    static ObjectNode lookup(Table table, JsonNode keys, List<String> by, boolean insert) throws Exception {
         RowType rowType = table.getTableInfo().getRowType();
         List<String> keyNames = by != null ? by : table.getTableInfo().getPrimaryKeys();
         DataType[] keyTypes = new DataType[keyNames.size()];
         for (int k = 0; k < keyTypes.length; k++) {
             keyTypes[k] = rowType.getTypeAt(rowType.getFieldIndex(keyNames.get(k)));
         }
-        Lookup lookup = table.newLookup();
+        Lookup lookup = insert ? table.newLookup().enableInsertIfNotExists() : table.newLookup();
         Lookuper lookuper = (by != null ? lookup.lookupBy(by) : lookup).createLookuper();
         Canonical.RowReader reader = new Canonical.RowReader(rowType);
         ObjectNode result = Specs.JSON.createObjectNode();

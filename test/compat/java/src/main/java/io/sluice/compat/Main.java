@@ -26,12 +26,13 @@ import org.apache.fluss.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * Main &lt;bootstrap&gt; verify &lt;db&gt; &lt;table&gt; &lt;n&gt; [--start s] [--salt k] [--project a,b]
  * Main &lt;bootstrap&gt; append &lt;db&gt; &lt;table&gt; &lt;rows.json&gt;
  * Main &lt;bootstrap&gt; upsert &lt;db&gt; &lt;table&gt; &lt;ops.json&gt;
- * Main &lt;bootstrap&gt; lookup &lt;db&gt; &lt;table&gt; &lt;keys.json&gt; [--by a,b]
+ * Main &lt;bootstrap&gt; lookup &lt;db&gt; &lt;table&gt; &lt;keys.json&gt; [--by a,b] [--insert true]
  * Main &lt;bootstrap&gt; scan-from &lt;db&gt; &lt;table&gt; &lt;bucket&gt; &lt;offset&gt;
  * Main &lt;bootstrap&gt; changelog &lt;db&gt; &lt;table&gt; &lt;count&gt; [--project a,b] [--timeout-ms t]
  * Main &lt;bootstrap&gt; partitions &lt;db&gt; &lt;table&gt;
  * Main &lt;bootstrap&gt; offsets &lt;db&gt; &lt;table&gt; earliest|latest|&lt;timestamp ms&gt;
  * Main &lt;bootstrap&gt; create-partition &lt;db&gt; &lt;table&gt; &lt;key=value,...&gt;
+ * Main &lt;bootstrap&gt; stats &lt;db&gt; &lt;table&gt;
  * </pre>
  *
  * Prints one JSON line: {"ok": true, ...} or {"ok": false, "mismatches"|"error": ...}. Exit code 0

@@ -44,6 +44,9 @@ final class Specs {
         if (spec.has("primaryKey")) {
             schema.primaryKey(strings(spec.get("primaryKey")));
         }
+        if (spec.has("autoIncrement")) {
+            schema.enableAutoIncrement(spec.get("autoIncrement").asText());
+        }
         TableDescriptor.Builder table = TableDescriptor.builder().schema(schema.build());
         if (spec.has("partitionKeys")) {
             table.partitionedBy(strings(spec.get("partitionKeys")));
