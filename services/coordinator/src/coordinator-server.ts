@@ -27,6 +27,7 @@ import {
   listAclsHandler,
   serverListenerSecurity,
 } from '@sluice/core/security'
+import { advertisedFromBound } from './advertised-endpoints.js'
 import type { AssignmentOptions } from './assignment.js'
 import { AutoPartitionManager } from './auto-partition/index.js'
 import { autoPartitionOps } from './auto-partition-ops.js'
@@ -64,6 +65,11 @@ export interface CoordinatorServerDeps {
   readonly probe?: ServerProbe | null
   /** Where the coordinator records its metrics; none are recorded without it. */
   readonly metrics?: MetricRegistry
+  /**
+   * With `advertised.listeners` unset, the host advertised for listeners bound to a wildcard
+   * address (the task's private address in ECS); without it such a listener is refused at start.
+   */
+  readonly wildcardAdvertisedHost?: string
 }
 
 /** `bind.listeners` when unset: Fluss's coordinator port on the loopback interface. */
@@ -88,6 +94,7 @@ export class CoordinatorServer {
   readonly #loops: { election: PeriodicTask; membership: PeriodicTask; repair: PeriodicTask }
   readonly #servers: RpcServer[] = []
   #bound: Endpoint[] = []
+  readonly #wildcardAdvertisedHost: string | undefined
   #advertised: Endpoint[] = []
   #activation: Promise<void> = Promise.resolve()
   readonly #requestMetrics: RequestMetrics | undefined
@@ -97,6 +104,7 @@ export class CoordinatorServer {
   constructor(deps: CoordinatorServerDeps) {
     const config = deps.config
     this.#config = config
+    this.#wildcardAdvertisedHost = deps.wildcardAdvertisedHost
     this.id = deps.coordinatorId ?? randomUUID()
     const clock = deps.clock ?? SYSTEM_CLOCK
     const timer = deps.timer ?? SYSTEM_TIMER
@@ -226,7 +234,10 @@ export class CoordinatorServer {
     }
     this.#bound = bound
     const advertised = this.#config.getOptional(ADVERTISED_LISTENERS)
-    this.#advertised = advertised === undefined ? bound : parseListeners(advertised, ADVERTISED_LISTENERS.key)
+    this.#advertised =
+      advertised === undefined
+        ? advertisedFromBound(bound, this.#wildcardAdvertisedHost)
+        : parseListeners(advertised, ADVERTISED_LISTENERS.key)
     this.#loops.election.start()
     this.#loops.membership.start()
     this.#loops.repair.start(loopIntervals(this.#config).orphanRepairMs)

@@ -2,6 +2,7 @@ import { loadServerConfig, stopOnSignalsOrParentExit } from '@sluice/core/config
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { startProcessMetrics } from '@sluice/core/metrics'
+import { ecsTaskPrivateAddress } from './advertised-endpoints.js'
 import { CoordinatorServer } from './coordinator-server.js'
 
 /** The environment variable naming the config file when `--config` is not given. */
@@ -46,10 +47,15 @@ async function main(): Promise<void> {
   const metrics = await startProcessMetrics(config, { scope: 'coordinator', emfMetrics: EMF_METRICS })
   if (metrics?.endpoint !== undefined) console.log(`metrics=${metrics.endpoint.url}`)
   const metaStore = metaStoreFromConfig(config)
+  // In ECS a wildcard listener is advertised at the task's private address.
+  const ecsMetadata = process.env.ECS_CONTAINER_METADATA_URI_V4
+  const wildcardAdvertisedHost =
+    ecsMetadata === undefined ? undefined : await ecsTaskPrivateAddress(ecsMetadata)
   const server = new CoordinatorServer({
     config,
     metaStore,
     logger,
+    ...(wildcardAdvertisedHost === undefined ? {} : { wildcardAdvertisedHost }),
     ...(metrics === undefined ? {} : { metrics: metrics.registry }),
   })
   await server.start()
