@@ -26,7 +26,7 @@ describe('dynalite (in-process)', () => {
   metaStoreContract('DynamoMetaStore on dynalite', () => (aws as LocalAws).metaStore())
 })
 
-const started = await startMotoOrSkip()
+const started = await startMotoOrSkip('the MetaStore contract on moto_server')
 
 describe.skipIf('skipReason' in started)(
   `moto_server${'skipReason' in started ? ` (skipped: ${started.skipReason})` : ''}`,
