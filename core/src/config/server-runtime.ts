@@ -39,3 +39,14 @@ export function stopOnSignalsOrParentExit(stop: (cause: string) => unknown): voi
     process.stdin.resume()
   }
 }
+
+/**
+ * Environment of a local cluster's processes (its servers, and the process running the in-process
+ * local AWS endpoints). On Node 20 the AWS SDK for JavaScript v3 prints, in every process, a notice
+ * that its releases published after January 2027 will require Node 22. The SDK version this
+ * repository pins supports Node 20 (which local mode and CI run; the deployed images and functions
+ * run Node 22), so local mode turns the notice off with the SDK's own switch.
+ */
+export const LOCAL_PROCESS_ENV: Readonly<Record<string, string>> = {
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+}
