@@ -14,7 +14,10 @@ await admin.createTable(path, TableDescriptor.builder().schema(schema).distribut
 const table = await conn.getTable(path)
 
 const writer = table.newAppend().createWriter()
-for (const row of [{ id: 1, name: 'first' }, { id: 2, name: 'second' }]) {
+for (const row of [
+  { id: 1, name: 'first' },
+  { id: 2, name: 'second' },
+]) {
   writer.append(row)
   console.log('wrote', row)
 }

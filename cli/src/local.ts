@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { Configuration } from '@sluice/core/config'
+import { Configuration, LOCAL_MODE_SERVER_CONFIG } from '@sluice/core/config'
 import { type LocalTieringScheduler, startLocalTieringScheduler } from '@sluice/tiering'
 import { LocalCluster } from './cluster/index.js'
 
@@ -49,6 +49,7 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
     dataDir: options.dataDir,
     tabletServers: options.tabletServers,
     coordinatorPort: options.coordinatorPort,
+    serverConfig: LOCAL_MODE_SERVER_CONFIG,
     echo: options.echo,
   })
   const aws = cluster.aws

@@ -1,3 +1,4 @@
+import { KV_ROCKSDB_WRITEBUFFER_SIZE } from './options-kv.js'
 /**
  * How the server processes are started, wherever they run (LocalCluster children, the container
  * image's commands in the CDK app): the Node (V8) flags of each role.
@@ -49,4 +50,13 @@ export function stopOnSignalsOrParentExit(stop: (cause: string) => unknown): voi
  */
 export const LOCAL_PROCESS_ENV: Readonly<Record<string, string>> = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+}
+
+/**
+ * Server options of `sluice local` (`npm start`): the small tables of a
+ * laptop need no 64 MB memtables, and RocksDB preallocates each bucket's write-ahead log at 1.1
+ * times the memtable size (4mb: about 4.4 MB per bucket instead of 71 MB).
+ */
+export const LOCAL_MODE_SERVER_CONFIG: Readonly<Record<string, string>> = {
+  [KV_ROCKSDB_WRITEBUFFER_SIZE.key]: '4mb',
 }
