@@ -32,7 +32,7 @@ async def main():
             for r in records:
                 print("read bucket", bucket.bucket_id, "offset", r.offset, r.row)
                 seen += 1
-    conn.close()
+    await conn.close()
 
 
 asyncio.run(main())
