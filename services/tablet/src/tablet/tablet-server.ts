@@ -238,6 +238,11 @@ export class TabletServer {
       config,
       writesFenced: () => this.writesFenced,
       kvBuckets: this.kvBuckets,
+      forwarding: {
+        pool: this.#pool,
+        internalListenerName: config.get(INTERNAL_LISTENER_NAME),
+        requestTimeoutMs: config.get(CLIENT_REQUEST_TIMEOUT),
+      },
     })
     const own = service.handlers()
     const admin = Object.fromEntries(

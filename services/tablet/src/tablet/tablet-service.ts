@@ -17,7 +17,7 @@ import type { FetchParams } from '../replica/fetch-types.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
 import type { BucketResult } from '../replica/replica-types.js'
 import type { KvBuckets } from './kv-buckets.js'
-import { type KvServiceApi, kvServiceHandlers } from './kv-service.js'
+import { type KvServiceApi, type KvServiceOptions, kvServiceHandlers } from './kv-service.js'
 import {
   bucketErrorFields,
   errorFields,
@@ -53,6 +53,8 @@ export interface TabletServiceOptions {
   readonly writesFenced: () => boolean
   /** The KvTablets of the primary-key buckets led here. */
   readonly kvBuckets: KvBuckets
+  /** How keys sent to the wrong bucket reach their own bucket's leader (see kvServiceHandlers). */
+  readonly forwarding?: KvServiceOptions['forwarding']
 }
 
 /**
@@ -68,9 +70,14 @@ export class TabletService {
   }
 
   handlers(): Handlers<TabletServiceApi> {
-    const { replicaManager, kvBuckets, writesFenced } = this.#options
+    const { replicaManager, kvBuckets, writesFenced, forwarding } = this.#options
     return {
-      ...kvServiceHandlers({ replicaManager, kvBuckets, writesFenced }),
+      ...kvServiceHandlers({
+        replicaManager,
+        kvBuckets,
+        writesFenced,
+        ...(forwarding ? { forwarding } : {}),
+      }),
       PRODUCE_LOG: (r: ApiRequest<'PRODUCE_LOG'>) => this.produceLog(r),
       FETCH_LOG: (r: ApiRequest<'FETCH_LOG'>, ctx: RequestContext) =>
         this.fetchLog(r, ctx.signal, isSluiceClient(ctx.connection)),
