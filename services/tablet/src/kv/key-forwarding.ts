@@ -1,11 +1,16 @@
 import {
+  KV_BATCH_HEADER_SIZE,
+  KV_RECORD_COUNT_OFFSET,
+  KV_RECORD_LENGTH_SIZE,
   type KvRecord,
   KvRecordBatch,
   KvRecordBatchBuilder,
   NO_BATCH_SEQUENCE,
   NO_WRITER_ID,
+  readUnsignedVarInt,
 } from '@sluice/core/kvbatch'
 import { type TableBucket, tableBucket } from '@sluice/core/metadata'
+import { varIntSize } from '@sluice/core/row'
 import { type KeyRouter, misroutedKeyError, misroutedKeys } from './key-routing.js'
 import type { KvReplica, KvRequestContext } from './kv-handler-context.js'
 
@@ -52,24 +57,15 @@ export async function routePut(
 ): Promise<Buffer> {
   const router = routerOf(replica)
   if (router === undefined) return records
-  let batch: KvRecordBatch
-  try {
-    batch = KvRecordBatch.from(records)
-  } catch {
-    return records // the put refuses the batch with its own error
-  }
-  // One hash per key; records are only regrouped when a key belongs elsewhere.
-  let misrouted: KvRecord | undefined
-  for (const record of batch.records()) {
-    if (router.bucketOfKey(record.key) === bucket.bucket) continue
-    misrouted = record
-    break
-  }
-  if (misrouted === undefined) return records
+  // One hash per key over views of the batch; records are only regrouped when a key belongs
+  // elsewhere. A malformed batch is left to the put, which refuses it with its own error.
+  const first = firstMisroutedKey(records, router, bucket.bucket)
+  if (first === undefined) return records
   const forwarder = ctx.forwarder
   if (forwarder === undefined) {
-    throw misroutedKeyError(bucket, misrouted.key, router.bucketOfKey(misrouted.key), 'PUT_KV')
+    throw misroutedKeyError(bucket, first, router.bucketOfKey(first), 'PUT_KV')
   }
+  const batch = KvRecordBatch.from(records)
   const own: KvRecord[] = []
   const others = new Map<number, KvRecord[]>()
   for (const record of batch.records()) {
@@ -147,4 +143,24 @@ export async function routeReads<T>(
     }),
   )
   return out
+}
+
+/** The first key of a KV batch that does not belong to `bucket`; undefined when all do (or it is malformed). */
+function firstMisroutedKey(buf: Buffer, router: KeyRouter, bucket: number): Buffer | undefined {
+  if (buf.length < KV_BATCH_HEADER_SIZE) return undefined
+  const count = buf.readInt32LE(KV_RECORD_COUNT_OFFSET)
+  let pos = KV_BATCH_HEADER_SIZE
+  for (let i = 0; i < count; i++) {
+    if (buf.length - pos < KV_RECORD_LENGTH_SIZE) return undefined
+    const body = pos + KV_RECORD_LENGTH_SIZE
+    const end = body + buf.readInt32LE(pos)
+    if (end <= body || end > buf.length) return undefined
+    const keyLength = readUnsignedVarInt(buf, body, end)
+    const keyStart = body + varIntSize(keyLength)
+    if (keyStart + keyLength > end) return undefined
+    const key = buf.subarray(keyStart, keyStart + keyLength)
+    if (router.bucketOfKey(key) !== bucket) return key
+    pos = end
+  }
+  return undefined
 }
