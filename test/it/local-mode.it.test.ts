@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Connection } from '@sluice/client'
 import { databaseDescriptor, Schema, TableDescriptor, tablePath } from '@sluice/core/metadata'
+import { REPO_ROOT } from '@sluice/core/testing'
 import { DataTypes } from '@sluice/core/types'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startLocalMode } from './support/local-mode.js'
@@ -54,5 +56,16 @@ describe('sluice local: readiness and Ctrl-C', () => {
     expect(everything).not.toMatch(/NodeVersionSupportWarning/)
     // Every tablet server asked the coordinator to move its leaderships, at every stop.
     expect(logs.join('\n').match(/tablet server shutting down/g)?.length).toBeGreaterThanOrEqual(3 * RESTARTS)
+  })
+})
+
+describe('the sluice command', () => {
+  it('npx sluice --help, from the repository root, lists the commands', () => {
+    const out = execFileSync('npx', ['--no-install', 'sluice', '--help'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    })
+    expect(out).toMatch(/^usage: sluice <command>/)
+    expect(out).toMatch(/^ {2}local {5}run a local cluster/m)
   })
 })

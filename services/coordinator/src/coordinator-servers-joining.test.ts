@@ -1,27 +1,12 @@
 import type { FlussError } from '@sluice/core/errors'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TestingCluster } from './cluster-testing.js'
+import { testTableJson } from './testing.js'
 
 let cluster: TestingCluster
 
 const tableJson = (rf: number, partitioned = false) =>
-  Buffer.from(
-    JSON.stringify({
-      version: 1,
-      schema: {
-        version: 1,
-        columns: [
-          { name: 'id', data_type: { type: 'INTEGER' } },
-          { name: 'dt', data_type: { type: 'STRING', nullable: false } },
-        ],
-      },
-      partition_key: partitioned ? ['dt'] : [],
-      bucket_key: [],
-      bucket_count: 2,
-      properties: { 'table.replication.factor': String(rf) },
-      custom_properties: {},
-    }),
-  )
+  testTableJson({ partitioned, buckets: 2, properties: { 'table.replication.factor': String(rf) } })
 
 const failure = (p: Promise<unknown>) =>
   p.then(
