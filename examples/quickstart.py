@@ -2,6 +2,7 @@
 # Run: .ci/.venv/bin/python examples/quickstart.py (pyfluss comes with `npm run peers`)
 import asyncio
 import os
+import sys
 
 import fluss
 import pyarrow as pa
@@ -36,3 +37,6 @@ async def main():
 
 
 asyncio.run(main())
+# pyfluss 1.0.0 sometimes aborts while Python shuts down after a connection was used: leave at once.
+sys.stdout.flush()
+os._exit(0)
