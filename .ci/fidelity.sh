@@ -1,19 +1,13 @@
 #!/usr/bin/env bash
 # The fidelity suite: MetaStore/BlobStore contracts against in-process dynalite, s3rver (child
 # process) and moto_server, and the failover tests of test/fault with the cluster's metadata on
-# moto_server. Installs moto into .ci/.venv when it is missing.
-# CI sets SLUICE_REQUIRE_MOTO=1 so that a moto that cannot start fails the suite instead of skipping.
+# moto_server. Installs the test peers (`npm run peers`) when moto is missing.
+# CI sets SLUICE_REQUIRE_PEERS=1 so that a moto that cannot start fails the suite instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MOTO_VERSION=5.2.5
-VENV=.ci/.venv
-
-if [ ! -x "$VENV/bin/moto_server" ]; then
-  if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-  fi
-  "$VENV/bin/pip" install --quiet "moto[server]==$MOTO_VERSION"
+if [ ! -x .ci/.venv/bin/moto_server ]; then
+  npm run peers
 fi
 
 # The failover tests start the compiled servers (a no-op when the build is current).

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { Configuration } from '@sluice/core/config'
+import { Configuration, LOCAL_MODE_SERVER_CONFIG } from '@sluice/core/config'
 import { createLogger } from '@sluice/core/log'
 import { type ProcessMetrics, startProcessMetrics } from '@sluice/core/metrics'
 import { type LocalTieringScheduler, startLocalTieringScheduler, TieringMetrics } from '@sluice/tiering'
@@ -70,6 +70,7 @@ export async function runLocal(options: LocalModeOptions): Promise<void> {
     dataDir: options.dataDir,
     tabletServers: options.tabletServers,
     coordinatorPort: options.coordinatorPort,
+    serverConfig: LOCAL_MODE_SERVER_CONFIG,
     echo: options.echo,
     metrics: true,
     ...(security === undefined ? {} : { security }),

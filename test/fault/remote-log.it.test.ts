@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import type { Connection } from '@sluice/client'
 import { type TablePath, tablePath } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
+import { peerAvailable } from '@sluice/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromCanonical } from '../compat/canonical.js'
 import { allTypesLogTable, datasetRow } from '../compat/dataset.js'
@@ -43,7 +44,9 @@ const MIN_REMOTE_SEGMENTS = 5
 const WAIT_MS = 30_000
 const PYFLUSS_READ = fileURLToPath(new URL('../it/support/pyfluss_read.py', import.meta.url))
 
-describe('remote log segments: upload, local deletion, remote reads, TTL', () => {
+const SUITE = 'remote log segments: upload, local deletion, remote reads, TTL'
+
+describe.skipIf(!peerAvailable(SUITE, { python: ['fluss', 'pyarrow'] }))(SUITE, () => {
   let tc: TestCluster
   let admin: Connection
   let sdk: SdkDriver

@@ -34,7 +34,7 @@ describe('s3rver (child process)', () => {
   })
 })
 
-const started = await startMotoOrSkip()
+const started = await startMotoOrSkip('the BlobStore contract on moto_server')
 
 describe.skipIf('skipReason' in started)(
   `moto_server${'skipReason' in started ? ` (skipped: ${started.skipReason})` : ''}`,

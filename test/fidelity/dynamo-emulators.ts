@@ -32,7 +32,7 @@ export async function onEveryDynamo(
     cases('dynalite', () => (aws as LocalAws).metaStore())
   })
 
-  const started = await startMotoOrSkip()
+  const started = await startMotoOrSkip(`the ${tableName} scenarios on moto_server`)
   if ('skipReason' in started) {
     describe('moto_server', () => {
       it.skip(started.skipReason, () => {})

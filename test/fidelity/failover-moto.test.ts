@@ -11,7 +11,7 @@ import { startMotoOrSkip } from './moto-server.js'
  * coordinator takeover, a primary-key leader killed during upserts) with the cluster's metadata in moto's DynamoDB instead of dynalite: leases,
  * ISR changes and fencing then rest on moto's conditional writes. Blobs stay in local files.
  */
-const started = await startMotoOrSkip()
+const started = await startMotoOrSkip('failover with metadata on moto_server')
 const moto = 'moto' in started ? started.moto : undefined
 
 /** Each suite gets its own metadata table, so one cluster's leases never meet the other's. */

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
+import { PEER_MOTO_SERVER, peerAvailable, peersRequired, skipLine } from '@sluice/core/testing'
 
 /**
  * moto's standalone server (Python; DynamoDB and S3 on one port) as a child process, for the
- * fidelity suite. CI sets SLUICE_REQUIRE_MOTO=1: then a moto that cannot start fails the suite
- * instead of skipping it.
+ * fidelity suite. A suite without moto skips with one line naming `npm run peers`; CI sets
+ * SLUICE_REQUIRE_PEERS=1: then a moto that is missing or cannot start fails the suite instead.
  */
 export interface MotoServer {
   readonly endpoint: string
@@ -15,21 +15,23 @@ export interface MotoServer {
 
 export type MotoStart = { readonly moto: MotoServer } | { readonly skipReason: string }
 
-const DEFAULT_BINARY = fileURLToPath(new URL('../../.ci/.venv/bin/moto_server', import.meta.url))
 const READY_TIMEOUT_MS = 30_000
 const STDERR_BYTES_MAX = 16 * 1024
 
-export const motoRequired = process.env.SLUICE_REQUIRE_MOTO === '1'
-const binary = process.env.SLUICE_MOTO_SERVER ?? DEFAULT_BINARY
+const binary = process.env.SLUICE_MOTO_SERVER ?? PEER_MOTO_SERVER
 
-/** Starts moto, or explains why not; throws instead when moto is required. */
-export async function startMotoOrSkip(): Promise<MotoStart> {
+/** Starts moto for `suite`, or says why not (one line); throws instead when peers are required. */
+export async function startMotoOrSkip(suite: string): Promise<MotoStart> {
+  if (binary === PEER_MOTO_SERVER && !peerAvailable(suite, { moto: true })) {
+    return { skipReason: 'moto_server is not installed' }
+  }
   try {
     return { moto: await startMoto() }
   } catch (e) {
-    const reason = `moto unavailable: ${(e as Error).message} (run .ci/fidelity.sh to install it)`
-    if (motoRequired) throw new Error(`SLUICE_REQUIRE_MOTO=1 but ${reason}`)
-    return { skipReason: reason }
+    const problem = `moto_server did not start: ${(e as Error).message.split('\n')[0]}`
+    if (peersRequired()) throw new Error(`${suite} needs moto, and SLUICE_REQUIRE_PEERS=1: ${problem}`)
+    console.warn(skipLine(suite, problem))
+    return { skipReason: problem }
   }
 }
 

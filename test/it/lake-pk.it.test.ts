@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Connection, Table } from '@sluice/client'
 import { blobStoreLakeSource, type LakeSource, planUnionScan, unionScan } from '@sluice/client/union'
 import type { BlobStore } from '@sluice/core/blobstore'
@@ -9,6 +8,7 @@ import { icebergBucketForKey } from '@sluice/core/bucketing'
 import { Configuration } from '@sluice/core/config'
 import { Schema, TableDescriptor, type TablePath } from '@sluice/core/metadata'
 import { IcebergKeyEncoder, type Row } from '@sluice/core/row'
+import { PEER_PYTHON, peerAvailable } from '@sluice/core/testing'
 import { DataTypes } from '@sluice/core/types'
 import { type LocalTieringScheduler, startLocalTieringScheduler } from '@sluice/tiering'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -33,8 +33,10 @@ import { scanAll } from './support/scan.js'
  */
 
 const BUCKETS = 4
-const PYTHON = fileURLToPath(new URL('../../.ci/.venv/bin/python', import.meta.url))
-const PEERS_REQUIRED = process.env.SLUICE_REQUIRE_PEERS === '1'
+/** pyiceberg reads the tiered table back (the rest of the suite runs without it). */
+const PYICEBERG = peerAvailable('pyiceberg reads the primary-key lake table', {
+  python: ['pyiceberg', 'pyarrow'],
+})
 
 /** Reads the table's current snapshot merge-on-read (pyiceberg refuses equality deletes itself). */
 const PYICEBERG_READ = `
@@ -81,14 +83,8 @@ interface PyRow {
   icebergBucket: number
 }
 
-function pyicebergMissing(): string | null {
-  const probe = spawnSync(PYTHON, ['-c', 'import pyiceberg, pyarrow'], { encoding: 'utf8', timeout: 60_000 })
-  if (probe.error) return `${PYTHON} cannot run (${probe.error.message})`
-  return probe.status === 0 ? null : `${PYTHON} cannot import pyiceberg`
-}
-
 function pyicebergRead(location: string): { rows: PyRow[]; summary: Record<string, string> } {
-  const r = spawnSync(PYTHON, ['-c', PYICEBERG_READ], {
+  const r = spawnSync(PEER_PYTHON, ['-c', PYICEBERG_READ], {
     input: JSON.stringify({ location, key: 'id', buckets: BUCKETS }),
     encoding: 'utf8',
     timeout: 120_000,
@@ -255,9 +251,7 @@ describe('primary-key lake table (Iceberg key encoding) against a local cluster'
     }
     expect(byId(lakeRows)).toEqual(byId([...state.values()]))
 
-    const missing = pyicebergMissing()
-    if (missing !== null && !PEERS_REQUIRED) return
-    expect(missing).toBeNull()
+    if (!PYICEBERG) return
     const read = pyicebergRead(plan.lake?.metadataLocation as string)
     expect(read.summary['commit-user']).toBeDefined()
     const pyRows = read.rows.map(r => [BigInt(r.id), r.name, r.amount] as Row)

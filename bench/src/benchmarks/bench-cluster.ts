@@ -56,7 +56,7 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * Creates a database and a table and waits until every bucket has a leader. Table creation is
- * retried while the coordinator has not yet seen the tablet server (INVALID_REPLICATION_FACTOR).
+ * retried while the coordinator has not yet seen the tablet server (NOT_ENOUGH_REPLICAS_EXCEPTION).
  */
 export async function createBenchTable(
   connection: Connection,
@@ -72,7 +72,7 @@ export async function createBenchTable(
       await admin.createTable(path, descriptor, true)
       break
     } catch (e) {
-      if (!isFlussError(e, 'INVALID_REPLICATION_FACTOR') || Date.now() > deadline) throw e
+      if (!isFlussError(e, 'NOT_ENOUGH_REPLICAS_EXCEPTION') || Date.now() > deadline) throw e
       await sleep(200)
     }
   }

@@ -1,7 +1,12 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { COORDINATOR_NODE_FLAGS, GATEWAY_NODE_FLAGS, TABLET_SERVER_NODE_FLAGS } from '@sluice/core/config'
+import {
+  COORDINATOR_NODE_FLAGS,
+  GATEWAY_NODE_FLAGS,
+  LOCAL_PROCESS_ENV,
+  TABLET_SERVER_NODE_FLAGS,
+} from '@sluice/core/config'
 import { type ExternalDynamo, type LocalAws, type LocalS3Mode, startLocalAws } from '@sluice/localstack'
 import {
   type LocalClusterSecurity,
@@ -10,6 +15,7 @@ import {
   securedListeners,
   securedServerConfig,
 } from './local-security.js'
+import { CoordinatorView, waitForReadiness } from './readiness.js'
 import { ServerProcess } from './server-process.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -59,6 +65,8 @@ export const LOCAL_METRICS_CONFIG: Readonly<Record<string, string>> = {
   'metrics.reporter.prometheus.port': '0',
 }
 
+const DEFAULT_READY_TIMEOUT_MS = 60_000
+
 /**
  * A whole Sluice cluster on this machine: in-process local AWS endpoints, then coordinators and
  * tablet servers as child processes running the compiled services (`npm run build` first). Used by
@@ -69,6 +77,8 @@ export class LocalCluster {
   readonly tablets = new Map<number, ServerProcess>()
   /** The HTTP gateway, once `startGateway` ran. */
   gateway: ServerProcess | undefined
+  /** What each coordinator's log says of its state, by coordinator index. */
+  readonly #views: CoordinatorView[] = []
 
   readonly #securityConfig: Record<string, string>
 
@@ -97,6 +107,8 @@ export class LocalCluster {
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
     const dataDir = resolve(options.dataDir)
     mkdirSync(dataDir, { recursive: true })
+    // This process runs the local AWS endpoints through the AWS SDK too.
+    for (const [key, value] of Object.entries(LOCAL_PROCESS_ENV)) process.env[key] ??= value
     const { metastore } = options
     const aws = await startLocalAws({
       dataDir: join(dataDir, 'aws'),
@@ -105,10 +117,16 @@ export class LocalCluster {
     })
     const cluster = new LocalCluster({ ...options, dataDir }, aws)
     try {
-      const n = options.coordinators ?? 1
-      for (let i = 0; i < n; i++) await cluster.startCoordinator(i)
-      const tablets = options.tabletServers ?? 3
-      await Promise.all(Array.from({ length: tablets }, (_, i) => cluster.startTabletServer(i + 1)))
+      // Tablet servers register in the metadata store by themselves: they start alongside the
+      // coordinators (which start one after the other, so that the first becomes active).
+      const coordinators = async () => {
+        for (let i = 0; i < (options.coordinators ?? 1); i++) await cluster.startCoordinator(i)
+      }
+      const tablets = Array.from({ length: options.tabletServers ?? 3 }, (_, i) =>
+        cluster.startTabletServer(i + 1),
+      )
+      await Promise.all([coordinators(), ...tablets])
+      await cluster.waitUntilReady()
       return cluster
     } catch (e) {
       await cluster.stop()
@@ -160,7 +178,26 @@ export class LocalCluster {
   }
 
   private env(conf: Record<string, string>): Record<string, string | undefined> {
-    return { ...process.env, ...this.aws.env, FLUSS_CONF: JSON.stringify(conf) }
+    return { ...process.env, ...LOCAL_PROCESS_ENV, ...this.aws.env, FLUSS_CONF: JSON.stringify(conf) }
+  }
+
+  /**
+   * Waits (bounded) until a coordinator is active and sees every running tablet server live (its
+   * membership has their leases and their listeners answer): from then on DDL can place replicas
+   * on all of them. `start` returns only then.
+   */
+  async waitUntilReady(timeoutMs = this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS): Promise<void> {
+    const running = () => [...this.tablets].filter(([, t]) => t.running).map(([id]) => id)
+    const active = () => this.#views.find((v, i) => v?.active && this.coordinators[i]?.running)
+    await waitForReadiness(
+      () => active()?.sees(running()) === true,
+      timeoutMs,
+      () => {
+        const view = active()
+        if (view === undefined) return 'no coordinator is active yet'
+        return `tablet servers [${running()}] running, the coordinator sees [${[...view.live].sort()}] live`
+      },
+    )
   }
 
   async startCoordinator(index: number): Promise<ServerProcess> {
@@ -170,16 +207,19 @@ export class LocalCluster {
       ...this.baseConfig(),
       'bind.listeners': this.#listeners(port),
     }
+    const view = new CoordinatorView()
     const proc = new ServerProcess({
       name: `coordinator-${index}`,
       script: COORDINATOR_MAIN,
       nodeFlags: COORDINATOR_NODE_FLAGS,
       env: this.env(conf),
       ready: COORDINATOR_READY,
-      readyTimeoutMs: this.options.readyTimeoutMs ?? 60_000,
+      readyTimeoutMs: this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
       logFile: join(this.options.dataDir, 'logs', `coordinator-${index}.log`),
       echo: this.options.echo,
+      onLine: line => view.accept(line),
     })
+    this.#views[index] = view
     await proc.start()
     this.coordinators[index] = proc
     return proc
@@ -201,7 +241,7 @@ export class LocalCluster {
       nodeFlags: TABLET_SERVER_NODE_FLAGS,
       env: this.env(conf),
       ready: TABLET_READY,
-      readyTimeoutMs: this.options.readyTimeoutMs ?? 60_000,
+      readyTimeoutMs: this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
       logFile: join(this.options.dataDir, 'logs', `tablet-server-${id}.log`),
       echo: this.options.echo,
     })
@@ -231,7 +271,7 @@ export class LocalCluster {
       nodeFlags: GATEWAY_NODE_FLAGS,
       env: this.env(conf),
       ready: GATEWAY_READY,
-      readyTimeoutMs: this.options.readyTimeoutMs ?? 60_000,
+      readyTimeoutMs: this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
       logFile: join(this.options.dataDir, 'logs', 'gateway.log'),
       echo: this.options.echo,
     })

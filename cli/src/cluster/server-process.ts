@@ -23,11 +23,13 @@ export interface ServerProcessOptions {
   readonly logFile: string
   /** Also echo output lines, prefixed with the name (JSON log lines in a human format). */
   readonly echo?: boolean
+  /** Called with every output line. */
+  readonly onLine?: (line: string) => void
 }
 
 /**
- * One server started as a child process. It stops with the parent: the child's stdin is a pipe and
- * the servers exit when it closes (see `exitWithParent` in the services' main.ts).
+ * One server started as a child process, in a process group of its own. It stops with the parent:
+ * the child's stdin is a pipe and the servers exit when it closes (`stopOnSignalsOrParentExit`).
  */
 export class ServerProcess {
   host = ''
@@ -64,6 +66,9 @@ export class ServerProcess {
     const child = spawn(process.execPath, [...flags, o.script, ...(o.args ?? [])], {
       env: { ...o.env, SLUICE_EXIT_WITH_PARENT: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
+      // A process group of its own: Ctrl-C in a terminal signals only the parent, which then stops
+      // the servers in order (tablet servers hand their leaderships over before the coordinator goes).
+      detached: true,
     })
     this.child = child
     this.exited = new Promise(resolve => child.once('exit', code => resolve(code)))
@@ -79,6 +84,7 @@ export class ServerProcess {
         if (o.echo) process.stdout.write(`[${o.name}] ${humanLogLine(line)}\n`)
         const metrics = line.match(METRICS_LINE)
         if (metrics) this.metricsUrl = metrics[1]
+        o.onLine?.(line)
         const m = line.match(o.ready)
         if (m && onReady) {
           onReady(m)

@@ -92,6 +92,33 @@ describe('LogScanner', () => {
     expect(cluster.stats.fetchRequests).toBeGreaterThan(0)
   })
 
+  it('subscribes every bucket in one call and gives rows as objects keyed by column name', async () => {
+    const { table } = await setup({
+      buckets: 3,
+      rows: 30,
+      config: { 'client.writer.bucket.no-key-assigner': 'ROUND_ROBIN' },
+    })
+    const scanner = table.newScan().createLogScanner()
+    scanner.subscribeAllBuckets()
+    expect(scanner.subscriptions().map(b => b.bucket)).toEqual([0, 1, 2])
+    const objects = []
+    const deadline = Date.now() + 5000
+    while (objects.length < 30 && Date.now() < deadline) objects.push(...(await scanner.poll(500)).objects())
+    expect(objects.map(o => o.row.id).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 30 }, (_, i) => i),
+    )
+    expect(new Set(objects.map(o => o.bucket)).size).toBeGreaterThan(1)
+    const first = objects.find(o => o.row.id === 7)
+    expect(first?.row).toEqual({ id: 7, name: 'name-7', amount: 3.5, at: rowOf(7)[3] })
+    expect(first?.changeType).toBe(ChangeType.APPEND_ONLY)
+    // A projection names its own columns, in its order.
+    const projected = table.newScan().project(['name', 'id']).createLogScanner()
+    projected.subscribeAllBuckets(0)
+    const [one] = (await projected.poll(2000)).objects()
+    expect(Object.keys(one.row)).toEqual(['name', 'id'])
+    expect(() => projected.subscribeAllBuckets(-5)).toThrow(/Invalid offset -5/)
+  })
+
   it('resumes at the next offset on the new leader after a leader change', async () => {
     const { cluster, table, writer, tableId } = await setup({ tabletServers: 2, rows: 5 })
     const scanner = table.newScan().createLogScanner()
@@ -196,6 +223,7 @@ describe('LogScanner', () => {
     const odd = partitions.find(p => p.partitionName === 'odd')?.partitionId as number
     const scanner = table.newScan().project(['id']).createLogScanner()
     expect(() => scanner.subscribe(0, 0)).toThrow(/partitioned/)
+    expect(() => scanner.subscribeAllBuckets()).toThrow(/subscribeAllPartitions/)
     scanner.subscribeFromBeginning(odd, 0)
     const records = await pollUntil(scanner, 3)
     expect(records.map(r => r.row)).toEqual([[1], [3], [5]])

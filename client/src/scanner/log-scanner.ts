@@ -29,6 +29,8 @@ export class LogScanner {
 
   readonly #onClosed: ((scanner: LogScanner) => void) | undefined
   readonly #partitionSource: PartitionSource | undefined
+  /** The names of the columns of the rows this scanner returns (its projection), in row order. */
+  readonly columnNames: readonly string[]
 
   constructor(
     info: TableInfo,
@@ -36,7 +38,9 @@ export class LogScanner {
     maxPollRecords: number,
     onClosed?: (scanner: LogScanner) => void,
     partitionSource?: PartitionSource,
+    columnNames: readonly string[] = info.rowType.fields.map(f => f.name),
   ) {
+    this.columnNames = columnNames
     this.#info = info
     this.#fetcher = fetcher
     this.#maxPollRecords = maxPollRecords
@@ -103,6 +107,22 @@ export class LogScanner {
     this.#fetcher.subscribe(bucket, offset)
   }
 
+  /**
+   * Reads every bucket of a table without partitions, each from `offset` (default: its earliest
+   * offset). A partitioned table is read with `subscribeAllPartitions()` instead (INVALID_REQUEST).
+   */
+  subscribeAllBuckets(offset: number = EARLIEST_OFFSET): void {
+    const info = this.#info
+    if (info.isPartitioned) {
+      const name = `${info.tablePath.databaseName}.${info.tablePath.tableName}`
+      throw new FlussError(
+        'INVALID_REQUEST',
+        `Table ${name} is partitioned: read all of its buckets with subscribeAllPartitions()`,
+      )
+    }
+    for (let bucket = 0; bucket < info.numBuckets; bucket++) this.subscribe(bucket, offset)
+  }
+
   /** Starts reading a bucket at its earliest offset (looked up with LIST_OFFSETS). */
   subscribeFromBeginning(bucket: number): void
   subscribeFromBeginning(partitionId: number, bucket: number): void
@@ -129,7 +149,7 @@ export class LogScanner {
 
   /**
    * Waits up to `timeoutMs` for records and returns them (empty when none arrived in time, or
-   * after `wakeup()`). Throws a bucket's fetch error, e.g. LOG_OFFSET_OUT_OF_RANGE_EXCEPTION when
+   * after `wakeup()`); `objects()` of the result gives rows keyed by column name. Throws a bucket's fetch error, e.g. LOG_OFFSET_OUT_OF_RANGE_EXCEPTION when
    * the subscribed offset is outside the log.
    */
   async poll(timeoutMs: number): Promise<ScanRecords> {
@@ -151,7 +171,8 @@ export class LogScanner {
         if (error !== undefined) throw error
         const records = this.#fetcher.collect(this.#maxPollRecords)
         this.#fetcher.sendFetches()
-        if (!records.isEmpty() || this.#wakeupRequested || this.#closed) return records
+        if (!records.isEmpty()) return records.withColumnNames(this.columnNames)
+        if (this.#wakeupRequested || this.#closed) return records
         const remainingMs = deadlineMs - Date.now()
         if (remainingMs <= 0) return ScanRecords.EMPTY
         const untilDiscoveryMs = discovery?.msUntilDue(Date.now()) ?? remainingMs

@@ -1,6 +1,6 @@
 import { type TableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { ChangeType } from '@sluice/core/record'
-import type { Row } from '@sluice/core/row'
+import type { Row, Value } from '@sluice/core/row'
 
 /** One record read from the log (Fluss's `ScanRecord`). */
 export interface ScanRecord {
@@ -13,6 +13,17 @@ export interface ScanRecord {
   readonly row: Row
 }
 
+/** A record with its row as an object keyed by column name (`ScanRecords.objects()`). */
+export interface ObjectScanRecord {
+  readonly bucket: number
+  /** The partition id, for a partitioned table. */
+  readonly partitionId?: number
+  readonly offset: number
+  readonly timestamp: number
+  readonly changeType: ChangeType
+  readonly row: Record<string, Value>
+}
+
 interface BucketRecords {
   readonly bucket: TableBucket
   readonly records: readonly ScanRecord[]
@@ -22,10 +33,13 @@ interface BucketRecords {
 export class ScanRecords implements Iterable<ScanRecord> {
   static readonly EMPTY = new ScanRecords(new Map())
   readonly #byBucket: ReadonlyMap<string, BucketRecords>
+  readonly #columnNames: readonly string[]
   readonly count: number
 
-  constructor(byBucket: ReadonlyMap<string, BucketRecords>) {
+  /** `columnNames`: the names of the rows' columns, in row order (for `objects()`). */
+  constructor(byBucket: ReadonlyMap<string, BucketRecords>, columnNames: readonly string[] = []) {
     this.#byBucket = byBucket
+    this.#columnNames = columnNames
     let count = 0
     for (const entry of byBucket.values()) count += entry.records.length
     this.count = count
@@ -43,6 +57,32 @@ export class ScanRecords implements Iterable<ScanRecord> {
   /** The records of one bucket (empty when it has none). */
   records(bucket: TableBucket): readonly ScanRecord[] {
     return this.#byBucket.get(tableBucketKey(bucket))?.records ?? []
+  }
+
+  /** The same records naming their columns (a scanner's records know them). */
+  withColumnNames(columnNames: readonly string[]): ScanRecords {
+    return new ScanRecords(this.#byBucket, columnNames)
+  }
+
+  /**
+   * Every record, bucket by bucket in log order, with its row as an object keyed by column name:
+   * `{ bucket, offset, timestamp, changeType, row: { id: 1, name: 'a' } }`.
+   */
+  objects(): ObjectScanRecord[] {
+    const names = this.#columnNames
+    const out: ObjectScanRecord[] = []
+    for (const { bucket, records } of this.#byBucket.values()) {
+      const where =
+        bucket.partitionId === undefined
+          ? { bucket: bucket.bucket }
+          : { bucket: bucket.bucket, partitionId: bucket.partitionId }
+      for (const r of records) {
+        const row: Record<string, Value> = {}
+        for (let i = 0; i < names.length; i++) row[names[i]] = r.row[i]
+        out.push({ ...where, offset: r.offset, timestamp: r.timestamp, changeType: r.changeType, row })
+      }
+    }
+    return out
   }
 
   *[Symbol.iterator](): Iterator<ScanRecord> {

@@ -145,7 +145,16 @@ export class Scan {
           discoveryIntervalMs: options.partitionDiscoveryIntervalMs,
         }
       : undefined
-    const scanner = new LogScanner(info, fetcher, options.maxPollRecords, this.#ctx.untrack, partitions)
+    const names = info.rowType.fields.map(f => f.name)
+    const columnNames = p === undefined ? names : p.fields.map(i => names[i])
+    const scanner = new LogScanner(
+      info,
+      fetcher,
+      options.maxPollRecords,
+      this.#ctx.untrack,
+      partitions,
+      columnNames,
+    )
     this.#ctx.track(scanner)
     return scanner
   }

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Decimal, Row, Timestamp, Value } from '../row/value.js'
+import { PEER_PYTHON, peerAvailable } from '../testing/peers.js'
 import type { DataType } from '../types/data-type.js'
 import { ALL_TYPES, ALL_TYPES_ROWS } from './arrow-testing.js'
 import { ArrowBatchWriter } from './batch-writer.js'
@@ -13,18 +13,6 @@ import { readArrowStream, writeArrowStream } from './stream.js'
  * pyarrow (Arrow C++) as an independent reader that enforces the uncompressed-length prefix of
  * compressed buffers, and as an independent writer of ZSTD / LZ4_FRAME streams for our reader.
  */
-
-const PYTHON = fileURLToPath(new URL('../../../.ci/.venv/bin/python', import.meta.url))
-const REQUIRED = process.env.SLUICE_REQUIRE_PEERS === '1'
-
-function pyarrowProblem(): string | null {
-  const probe = spawnSync(PYTHON, ['-c', 'import pyarrow'], { encoding: 'utf8', timeout: 60_000 })
-  if (probe.error) return `${PYTHON} cannot run (${probe.error.message})`
-  if (probe.status !== 0) return `${PYTHON} cannot import pyarrow: ${probe.stderr.trim().split('\n').pop()}`
-  return null
-}
-
-const problem = pyarrowProblem()
 
 // Reads an Arrow stream from stdin; prints each row as raw Arrow values (temporal columns cast to
 // their integer storage, ints and decimals as strings, binary as hex, floats as JSON numbers) and
@@ -70,7 +58,7 @@ interface PyResult {
 }
 
 function runPyarrow(stream: Uint8Array): PyResult {
-  const run = spawnSync(PYTHON, ['-c', SCRIPT], {
+  const run = spawnSync(PEER_PYTHON, ['-c', SCRIPT], {
     input: stream,
     encoding: 'utf8',
     timeout: 60_000,
@@ -149,21 +137,9 @@ const EXPECTED_TYPES = [
   'timestamp[ns]',
 ]
 
-describe('pyarrow interoperability', () => {
-  if (problem !== null) {
-    if (REQUIRED) {
-      it('has pyarrow available (SLUICE_REQUIRE_PEERS=1)', () => {
-        throw new Error(
-          `pyarrow peer missing: ${problem}. Install the venv at .ci/.venv or unset SLUICE_REQUIRE_PEERS.`,
-        )
-      })
-    } else {
-      console.warn(`skipping pyarrow interoperability tests: ${problem}`)
-      it.skip(`pyarrow interoperability (skipped: ${problem})`, () => {})
-    }
-    return
-  }
+const SUITE = 'pyarrow interoperability'
 
+describe.skipIf(!peerAvailable(SUITE, { python: ['pyarrow'] }))(SUITE, () => {
   beforeAll(() => initArrowCodecs())
 
   for (const type of ['ZSTD', 'LZ4_FRAME', 'NONE'] as const) {

@@ -132,7 +132,9 @@ export const KV_ROCKSDB_WRITEBUFFER_SIZE = kv('kv.rocksdb.writebuffer.size')
   .memory()
   .default('64mb')
   .range('64kb', '16gb')
-  .description('Memtable size before it is flushed to a sorted file.')
+  .description(
+    'Memtable size before it is flushed to a sorted file. This also sizes the write-ahead log: RocksDB preallocates each WAL file at about 1.1 times this size, on every primary-key bucket replica, whatever the data (64mb: about 71 MB of disk per bucket). Lower it for small tables; `sluice local` (`npm start`) uses 4mb.',
+  )
 
 export const KV_ROCKSDB_WRITEBUFFER_COUNT = kv('kv.rocksdb.writebuffer.count')
   .int()

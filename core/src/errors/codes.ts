@@ -249,6 +249,14 @@ const TABLE = {
     'resource_exhausted',
     26,
   ],
+  MISROUTED_KEY: [
+    1006,
+    'A key was sent to a bucket it does not belong to (the client computed another bucket).',
+    '',
+    400,
+    'invalid_argument',
+    15,
+  ],
 } as const satisfies Record<string, Row>
 
 export type ErrorName = keyof typeof TABLE

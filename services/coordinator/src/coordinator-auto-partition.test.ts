@@ -2,7 +2,7 @@ import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { TestingCluster } from './cluster-testing.js'
 import type { CoordinatorServer } from './coordinator-server.js'
-import { testCoordinatorConfig } from './testing.js'
+import { testCoordinatorConfig, testTableJson } from './testing.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer
@@ -18,25 +18,7 @@ const config = () =>
     'sluice.coordinator.lease-duration': '5min',
   })
 
-function tableJson(properties: Record<string, string>) {
-  return Buffer.from(
-    JSON.stringify({
-      version: 1,
-      schema: {
-        version: 1,
-        columns: [
-          { name: 'id', data_type: { type: 'INTEGER' } },
-          { name: 'dt', data_type: { type: 'STRING', nullable: false } },
-        ],
-      },
-      partition_key: ['dt'],
-      bucket_key: [],
-      bucket_count: 1,
-      properties,
-      custom_properties: {},
-    }),
-  )
-}
+const tableJson = (properties: Record<string, string>) => testTableJson({ partitioned: true, properties })
 
 const partitions = async () => (await cluster.catalog.listPartitions(0)).map(p => p.partitionName).sort()
 

@@ -162,7 +162,12 @@ export class CoordinatorController {
   async pollMembership(): Promise<void> {
     if (this.#epoch === undefined) return
     const change = await this.membership.poll()
-    if (change.added.length > 0 || change.removed.length > 0) await this.leadership.onMembershipChange(change)
+    if (change.added.length === 0 && change.removed.length === 0) return
+    await this.leadership.onMembershipChange(change)
+    this.#options.logger.info('live tablet servers', {
+      coordinatorEpoch: this.#epoch,
+      liveServers: this.membership.live().map(s => s.serverId),
+    })
   }
 
   async repairOrphans(): Promise<void> {

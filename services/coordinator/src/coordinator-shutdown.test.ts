@@ -90,6 +90,17 @@ describe('controlled shutdown', () => {
     expect(await state(0)).toMatchObject({ leader: 1, isr: [1], leaderEpoch: 0 })
   })
 
+  it('a bucket whose every replica is shutting down is not reported: the last server stops at once', async () => {
+    await createTable('t', 3, 3)
+    await createTable('single', 3, 1)
+    expect((await shutdown(1)).remainingLeaderBuckets).toEqual([])
+    expect((await shutdown(2)).remainingLeaderBuckets).toEqual([])
+    // Server 3 now leads every bucket of 't' (ISR [3]) and bucket 2 of 'single' (no other replica).
+    expect(await state(0)).toMatchObject({ leader: 3, isr: [3] })
+    expect((await shutdown(3)).remainingLeaderBuckets).toEqual([])
+    expect(await state(0)).toMatchObject({ leader: 3, isr: [3] })
+  })
+
   it('refuses an unknown server and a standby coordinator refuses the request', async () => {
     const unknown = await shutdown(9).then(
       () => undefined,

@@ -64,6 +64,12 @@ export class TabletServerMembership {
     this.#refused.clear()
   }
 
+  /** Tablet servers holding an unexpired lease now, live or not yet seen by a poll. */
+  async registeredCount(): Promise<number> {
+    const now = this.#catalog.nowMs()
+    return (await this.#catalog.listTabletServerLeases()).filter(l => l.leaseExpiresAtMs > now).length
+  }
+
   live(): TabletServerLeaseRecord[] {
     return [...this.#live.values()].sort((a, b) => a.serverId - b.serverId)
   }

@@ -9,6 +9,7 @@ import {
 } from '@sluice/core/metadata'
 import type { PbPartitionSpec } from '@sluice/core/rpc'
 import { assignReplicas } from './assignment.js'
+import { retriableWhileServersJoin } from './servers-joining.js'
 import { type DdlDeps, placement } from './table-ddl-service.js'
 
 /**
@@ -58,12 +59,17 @@ export class PartitionDdlService {
     const replicationFactor = table.descriptor.replicationFactor
     assert(replicationFactor !== undefined, 'a created table has a replication factor')
     const live = this.#deps.membership.live()
-    const assignment = assignReplicas(
-      bucketCountOf(table),
-      replicationFactor,
-      live.map(placement),
-      this.#deps.assignment,
-    )
+    let assignment: number[][]
+    try {
+      assignment = assignReplicas(
+        bucketCountOf(table),
+        replicationFactor,
+        live.map(placement),
+        this.#deps.assignment,
+      )
+    } catch (e) {
+      throw await retriableWhileServersJoin(e, this.#deps.membership)
+    }
     const created = await createPartition(this.#deps.catalog, {
       table,
       spec,

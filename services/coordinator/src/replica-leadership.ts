@@ -176,8 +176,12 @@ export class ReplicaLeadership {
     const remaining: BucketRecord[] = []
     const stops: StopReplicaNotice[] = []
     for (const b of this.#deps.context.bucketsOnServer(serverId)) {
-      if (b.leaderAndIsr.leader === serverId) remaining.push(b)
-      else stops.push({ ref: b.ref, leaderEpoch: b.leaderAndIsr.leaderEpoch, delete: false })
+      const { leader, replicas, leaderEpoch } = b.leaderAndIsr
+      if (leader !== serverId) stops.push({ ref: b.ref, leaderEpoch, delete: false })
+      // Only a live replica that is not shutting down could still take over (once back in the
+      // ISR). A bucket without one (its other replicas stopped or stopping, or none: a whole
+      // cluster stopping) can never move, so the server is not told to wait for it.
+      else if (replicas.some(r => r !== serverId && eligible.has(r))) remaining.push(b)
     }
     if (stops.length > 0) {
       this.#deps.notifier

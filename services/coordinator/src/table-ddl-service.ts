@@ -33,6 +33,7 @@ import type { CoordinatorContext } from './coordinator-context.js'
 import type { TabletServerMembership } from './membership.js'
 import type { ReplicaCleanup } from './replica-cleanup.js'
 import type { ReplicaLeadership } from './replica-leadership.js'
+import { retriableWhileServersJoin } from './servers-joining.js'
 
 /** Cluster settings DDL applies (Fluss's cluster options). */
 export interface DdlSettings
@@ -97,6 +98,26 @@ export class TableDdlService {
 
   async createTable(path: TablePath, tableJson: Uint8Array, ignoreIfExists: boolean): Promise<void> {
     validateTablePath(path)
+    const { descriptor, assignment } = await this.#placed(tableJson).catch(async e => {
+      throw await retriableWhileServersJoin(e, this.#deps.membership)
+    })
+    const created = await createTable(this.#deps.catalog, {
+      tablePath: path,
+      descriptor,
+      ...(assignment === undefined ? {} : { assignment }),
+      coordinatorEpoch: this.#deps.coordinatorEpoch(),
+      ignoreIfExists,
+    })
+    if (created === undefined) return
+    this.#deps.context.putTable(created.table)
+    for (const bucket of created.buckets) {
+      this.#deps.context.putBucket(bucket)
+      this.#deps.leadership.notifyReplicas(bucket)
+    }
+  }
+
+  /** The validated descriptor with defaults, and (unpartitioned) the replicas on the live servers. */
+  async #placed(tableJson: Uint8Array) {
     const live = this.#deps.membership.live()
     const descriptor = prepareTableForCreation(tableDescriptorFromJson(tableJson), {
       ...this.#deps.settings,
@@ -112,19 +133,7 @@ export class TableDdlService {
     const assignment = descriptor.isPartitioned
       ? undefined
       : assignReplicas(bucketCount, replicationFactor, live.map(placement), this.#deps.assignment)
-    const created = await createTable(this.#deps.catalog, {
-      tablePath: path,
-      descriptor,
-      ...(assignment === undefined ? {} : { assignment }),
-      coordinatorEpoch: this.#deps.coordinatorEpoch(),
-      ignoreIfExists,
-    })
-    if (created === undefined) return
-    this.#deps.context.putTable(created.table)
-    for (const bucket of created.buckets) {
-      this.#deps.context.putBucket(bucket)
-      this.#deps.leadership.notifyReplicas(bucket)
-    }
+    return { descriptor, assignment }
   }
 
   async dropTable(path: TablePath, ignoreIfNotExists: boolean): Promise<void> {

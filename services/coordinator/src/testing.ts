@@ -150,3 +150,29 @@ export async function waitUntil(
     await new Promise(resolve => setTimeout(resolve, 5))
   }
 }
+
+/**
+ * A CreateTable `table_json` as a Fluss client sends it: an INT `id` and a STRING NOT NULL `dt`
+ * column, optionally partitioned by `dt`.
+ */
+export function testTableJson(
+  options: { partitioned?: boolean; buckets?: number; properties?: Record<string, string> } = {},
+): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      version: 1,
+      schema: {
+        version: 1,
+        columns: [
+          { name: 'id', data_type: { type: 'INTEGER' } },
+          { name: 'dt', data_type: { type: 'STRING', nullable: false } },
+        ],
+      },
+      partition_key: options.partitioned === true ? ['dt'] : [],
+      bucket_key: [],
+      bucket_count: options.buckets ?? 1,
+      properties: options.properties ?? {},
+      custom_properties: {},
+    }),
+  )
+}

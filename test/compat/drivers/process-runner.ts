@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { PEER_JAVA_DIR, PEER_PYTHON, PEERS_COMMAND, peerProblem } from '@sluice/core/testing'
 
 const COMPAT_DIR = new URL('..', import.meta.url).pathname
-const JAVA_DIR = join(COMPAT_DIR, 'java')
-const PYTHON = join(COMPAT_DIR, '..', '..', '.ci', '.venv', 'bin', 'python')
 /** Upper bound of one driver run (the 100,000-row reads take a few seconds). */
 const DRIVER_TIMEOUT_MS = 240_000
 const STDERR_TAIL_LINES = 60
@@ -15,28 +14,22 @@ export interface ProcessCommand {
   readonly prefix: readonly string[]
 }
 
-/** The Java driver; fails with the build command when the Maven project is not built. */
+/** The Java driver; fails naming `npm run peers` when it is not built. */
 export function javaCommand(): ProcessCommand {
-  const classpathFile = join(JAVA_DIR, 'target', 'classpath.txt')
-  if (
-    !existsSync(join(JAVA_DIR, 'target', 'classes', 'io', 'sluice', 'compat', 'Main.class')) ||
-    !existsSync(classpathFile)
-  ) {
-    throw new Error(
-      `the Java driver is not built: run (cd test/compat/java && mvn -q -B package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt)`,
-    )
-  }
-  const classpath = `${join(JAVA_DIR, 'target', 'classes')}:${readFileSync(classpathFile, 'utf8').trim()}`
+  const problem = peerProblem({ java: true })
+  if (problem !== null) throw new Error(`${problem}: run \`${PEERS_COMMAND}\``)
+  const classpathFile = join(PEER_JAVA_DIR, 'target', 'classpath.txt')
+  const classpath = `${join(PEER_JAVA_DIR, 'target', 'classes')}:${readFileSync(classpathFile, 'utf8').trim()}`
   // Arrow Java (inside the Fluss client) needs java.nio opened on Java 17.
   const jvm = ['--add-opens=java.base/java.nio=ALL-UNNAMED', '-XX:+UseSerialGC']
   return { program: 'java', prefix: [...jvm, '-cp', classpath, 'io.sluice.compat.Main'] }
 }
 
-/** The Python driver; fails when the .ci/.venv virtualenv (with pyfluss) is missing. */
+/** The Python driver; fails naming `npm run peers` when the venv (with pyfluss) is missing. */
 export function pythonCommand(): ProcessCommand {
-  if (!existsSync(PYTHON))
-    throw new Error(`no Python test peers at ${PYTHON}: create .ci/.venv as .ci/run does`)
-  return { program: PYTHON, prefix: [join(COMPAT_DIR, 'python', 'compat.py')] }
+  const problem = peerProblem({ python: ['fluss', 'pyarrow'] })
+  if (problem !== null) throw new Error(`${problem}: run \`${PEERS_COMMAND}\``)
+  return { program: PEER_PYTHON, prefix: [join(COMPAT_DIR, 'python', 'compat.py')] }
 }
 
 export interface DriverRun {

@@ -1,4 +1,4 @@
-import { Connection, type Table } from '@sluice/client'
+import { Connection, type Table, type UpsertWriter } from '@sluice/client'
 import { Schema, TableDescriptor, tablePath } from '@sluice/core/metadata'
 import { changeTypeShortString } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
@@ -108,12 +108,56 @@ export class SdkDriver implements Driver {
     await this.#appendAll(await this.#table(db, table), rows)
   }
 
-  upsert(_db: string, _table: string, _ops: readonly KvOp[]): Promise<void> {
-    return Promise.reject(new Error('the TypeScript SDK has no upsert writer yet'))
+  /** Upserts and deletes in order (a partial update through a writer of its columns), then flushes. */
+  async upsert(db: string, table: string, ops: readonly KvOp[]): Promise<void> {
+    const t = await this.#table(db, table)
+    const types = t.getTableInfo().rowType.fields.map(f => f.type)
+    const writers = new Map<string, UpsertWriter>()
+    const writerOf = (columns: readonly string[] | undefined) => {
+      const key = columns?.join(',') ?? ''
+      let w = writers.get(key)
+      if (w === undefined) {
+        w = t.newUpsert().partialUpdate(columns).createWriter()
+        writers.set(key, w)
+      }
+      return w
+    }
+    try {
+      for (const op of ops) {
+        if (op.op === 'flush') {
+          for (const w of writers.values()) await w.flush()
+          continue
+        }
+        const row: Row = op.row.map((v, k) => fromCanonical(v, types[k]))
+        const w = writerOf(op.columns)
+        const wait = op.op === 'upsert' ? w.upsert(row) : w.delete(row)
+        if (wait) await wait
+      }
+      for (const w of writers.values()) await w.flush()
+    } finally {
+      for (const w of writers.values()) await w.close()
+    }
   }
 
-  lookup(): Promise<unknown[]> {
-    return Promise.reject(new Error('the TypeScript SDK has no lookuper yet'))
+  /** One row (or null) per primary key; prefix lookups (`by`) are not driven through the SDK here. */
+  async lookup(db: string, table: string, keys: readonly (readonly Canonical[])[], by?: readonly string[]) {
+    if (by !== undefined) throw new Error('the SDK driver looks up primary keys only')
+    const t = await this.#table(db, table)
+    const info = t.getTableInfo()
+    const fields = info.rowType.fields
+    const keyTypes = info.primaryKeys.map(k => fields.find(f => f.name === k)!.type)
+    const lookuper = t.newLookup().createLookuper()
+    const found = await Promise.all(
+      keys.map(key =>
+        lookuper.lookup(
+          Object.fromEntries(info.primaryKeys.map((k, i) => [k, fromCanonical(key[i], keyTypes[i])])),
+        ),
+      ),
+    )
+    return found.map(r => {
+      const row = r.singletonRow()
+      return row === null ? null : row.map((v, k) => toCanonical(v, fields[k].type))
+    })
   }
 
   async scanFrom(db: string, table: string, bucket: number, offset: number): Promise<ScanFromResult> {

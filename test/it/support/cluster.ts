@@ -97,7 +97,8 @@ export async function waitForTabletServers(
         await admin.createTable(probe, descriptor, true)
         return true
       } catch (e) {
-        if (isFlussError(e, 'INVALID_REPLICATION_FACTOR')) return false
+        if (isFlussError(e, 'INVALID_REPLICATION_FACTOR') || isFlussError(e, 'NOT_ENOUGH_REPLICAS_EXCEPTION'))
+          return false
         throw e
       }
     },

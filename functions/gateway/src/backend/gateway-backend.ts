@@ -199,6 +199,8 @@ export interface ScanResult {
   readonly records: ScanRecord[]
   /** One entry per requested bucket. */
   readonly positions: BucketPosition[]
+  /** True when records that were unread when the scan began are left (continue from `positions`). */
+  readonly more: boolean
 }
 
 export interface SnapshotRequest {

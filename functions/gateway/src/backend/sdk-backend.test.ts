@@ -52,6 +52,36 @@ describe('SdkBackend over HTTP against a Fluss RPC server', () => {
     expect(done.body.records).toEqual([])
   })
 
+  it('a scan without a cursor reads every bucket fairly, says whether more is left, and continues', async () => {
+    const { call } = await setup()
+    await call('POST', '/v1/databases', { name: 'fair' })
+    const created = await call('POST', '/v1/databases/fair/tables', {
+      name: 'kv',
+      schema: { columns: [{ name: 'k', type: 'INT NOT NULL' }], primary_key: ['k'] },
+      bucket_count: 4,
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const rows = Array.from({ length: 400 }, (_, k) => ({ k }))
+    expect((await call('POST', '/v1/databases/fair/tables/kv/upsert', { rows })).status).toBe(200)
+    type Rec = { bucket: number; row: { k: number } }
+    const first = await call('POST', '/v1/databases/fair/tables/kv/scan', { limit: 40 })
+    const perBucket = [0, 0, 0, 0]
+    for (const r of first.body.records as Rec[]) perBucket[r.bucket]++
+    expect(perBucket).toEqual([10, 10, 10, 10])
+    expect(first.body.more).toBe(true)
+    const seen = new Set((first.body.records as Rec[]).map(r => r.row.k))
+    let { cursor, more } = first.body
+    for (let i = 0; i < 20 && more; i++) {
+      const next = await call('POST', '/v1/databases/fair/tables/kv/scan', { cursor, limit: 150 })
+      for (const r of next.body.records as Rec[]) seen.add(r.row.k)
+      ;({ cursor, more } = next.body)
+    }
+    expect(more).toBe(false)
+    expect(seen.size).toBe(400)
+    const after = await call('POST', '/v1/databases/fair/tables/kv/scan', { cursor })
+    expect([after.body.records.length, after.body.more]).toEqual([0, false])
+  })
+
   it('upserts, partially updates, deletes and reads back through the SDK; 501 for tiering status', async () => {
     const { call } = await setup()
     expect((await call('GET', '/v1/databases/nope')).body.error.code).toBe('database_not_found')

@@ -1,5 +1,6 @@
 import type { Admin, Table } from '@sluice/client'
 import type { TableInfo } from '@sluice/core/metadata'
+import { fairShares } from './fair-shares.js'
 import type {
   BucketPosition,
   BucketStart,
@@ -63,9 +64,12 @@ async function resolveStarts(
 }
 
 /**
- * One bounded log read with the SDK's LogScanner: subscribes every bucket at its start, polls
- * until records arrive (waiting at most `maxWaitMs` when no bucket has unread records, else until
- * the request's deadline), and returns at most `maxRecords` records with each bucket's next offset.
+ * One bounded log read with the SDK's LogScanner. Every bucket is subscribed at its start; the
+ * request's `maxRecords` is shared fairly over the records the buckets had unread when the read
+ * began (`fairShares`), and polling goes on until each bucket gave its share (a bucket that did is
+ * unsubscribed) or the request's deadline. When no bucket has unread records it waits at most
+ * `maxWaitMs` for the first new ones. Returns the records bucket by bucket, each bucket's next
+ * offset, and whether records that were unread at the start are left (`more`).
  */
 export async function scanLog(
   admin: Admin,
@@ -76,47 +80,69 @@ export async function scanLog(
 ): Promise<ScanResult> {
   const info = table.getTableInfo()
   const starts = await resolveStarts(admin, info, request.buckets, partitionNames)
+  const quotas = fairShares(
+    starts.map(s => Math.max(0, s.highWatermark - s.offset)),
+    request.maxRecords,
+  )
+  const waiting = quotas.every(q => q === 0)
   const scan =
     request.projection === undefined ? table.newScan() : table.newScan().project(request.projection)
   const scanner = scan.createLogScanner()
   const onAbort = () => scanner.wakeup()
   signal.addEventListener('abort', onAbort, { once: true })
   try {
-    for (const s of starts) {
+    const index = new Map(starts.map((s, i) => [bucketKey(s.partitionId, s.bucket), i]))
+    const taken = starts.map((): ScanRecord[] => [])
+    const next = starts.map(s => s.offset)
+    const open = new Set<number>()
+    starts.forEach((s, i) => {
+      if (!waiting && quotas[i] === 0) return
+      open.add(i)
       if (s.partitionId === undefined) scanner.subscribe(s.bucket, s.offset)
       else scanner.subscribe(s.partitionId, s.bucket, s.offset)
+    })
+    const close = (i: number) => {
+      open.delete(i)
+      const s = starts[i]
+      if (s.partitionId === undefined) scanner.unsubscribe(s.bucket)
+      else scanner.unsubscribe(s.partitionId, s.bucket)
     }
-    const hasUnread = starts.some(s => s.offset < s.highWatermark)
-    const records: ScanRecord[] = []
-    const next = new Map(starts.map(s => [`${s.partitionId ?? '-'}:${s.bucket}`, s.offset]))
-    const deadlineMs = Date.now() + (hasUnread ? Number.MAX_SAFE_INTEGER : request.maxWaitMs)
-    while (records.length === 0 && !signal.aborted) {
+    for (const i of [...open]) if (!waiting && next[i] >= starts[i].highWatermark) close(i)
+    let total = 0
+    const deadlineMs = Date.now() + (waiting ? request.maxWaitMs : Number.MAX_SAFE_INTEGER)
+    while (open.size > 0 && !signal.aborted && !(waiting && total > 0)) {
       const batch = await scanner.poll(Math.max(0, Math.min(deadlineMs - Date.now(), 2_147_483_647)))
       for (const bucket of batch.buckets()) {
+        const i = index.get(bucketKey(bucket.partitionId, bucket.bucket))
+        if (i === undefined || !open.has(i)) continue
         for (const r of batch.records(bucket)) {
-          if (records.length >= request.maxRecords) break
-          const partition = bucket.partitionId === undefined ? {} : { partitionId: bucket.partitionId }
-          records.push({
-            ...partition,
+          if (waiting ? total >= request.maxRecords : taken[i].length >= quotas[i]) break
+          taken[i].push({
+            ...(bucket.partitionId === undefined ? {} : { partitionId: bucket.partitionId }),
             bucket: bucket.bucket,
             offset: r.offset,
             timestampMs: r.timestamp,
             changeType: CHANGE_TYPES[r.changeType],
             row: r.row,
           })
-          next.set(`${bucket.partitionId ?? '-'}:${bucket.bucket}`, r.offset + 1)
+          next[i] = r.offset + 1
+          total++
         }
+        if (!waiting && (taken[i].length >= quotas[i] || next[i] >= starts[i].highWatermark)) close(i)
       }
       if (Date.now() >= deadlineMs) break
     }
-    const positions: BucketPosition[] = starts.map(s => ({
+    const positions: BucketPosition[] = starts.map((s, i) => ({
       ...(s.partitionId === undefined ? {} : { partitionId: s.partitionId }),
       bucket: s.bucket,
-      offset: next.get(`${s.partitionId ?? '-'}:${s.bucket}`) ?? s.offset,
+      offset: next[i],
     }))
-    return { records, positions }
+    const more = starts.some((s, i) => next[i] < s.highWatermark)
+    return { records: taken.flat(), positions, more }
   } finally {
     signal.removeEventListener('abort', onAbort)
     scanner.close()
   }
 }
+
+const bucketKey = (partitionId: number | undefined, bucket: number) => `${partitionId ?? '-'}:${bucket}`

@@ -37,6 +37,12 @@ describe('renderError', () => {
     )
   })
 
+  it('a table created while tablet servers are still joining is 503 with Retry-After, not 400', () => {
+    const joining = FlussError.fromCode(29, 'Replication factor: 1 larger than available tablet servers: 0.')
+    const r = renderError(joining, 'rid')
+    expect([r.status, r.body.error.code, r.headers['retry-after']]).toEqual([503, 'unavailable', '1'])
+  })
+
   it('hides the message of unexpected errors', () => {
     const r = renderError(new RangeError('stack details'), 'rid')
     expect(r).toMatchObject({

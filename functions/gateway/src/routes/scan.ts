@@ -124,16 +124,25 @@ function scanRequestSchema(deps: RouteDeps, offset: JsonSchema): JsonSchema {
 function addScan(group: RouteGroup, deps: RouteDeps, record: JsonSchema, offset: JsonSchema): void {
   const response: JsonSchema = {
     type: 'object',
-    required: ['records', 'cursor'],
+    required: ['records', 'cursor', 'more'],
     additionalProperties: false,
-    properties: { records: { type: 'array', items: record }, cursor: { type: 'string' } },
+    properties: {
+      records: { type: 'array', items: record },
+      cursor: { type: 'string' },
+      more: {
+        type: 'boolean',
+        description:
+          'True when records that were unread when the scan began are left: call again with the cursor.',
+      },
+    },
   }
   group.add(
     {
       method: 'post',
       path: '/v1/databases/{database}/tables/{table}/scan',
       operationId: 'scanLog',
-      summary: 'Read log records from an offset per bucket; pass the returned cursor to continue.',
+      summary:
+        'Read log records from an offset per bucket, the limit shared fairly over the buckets; pass the returned cursor to continue.',
       tag: 'reads',
       pathParams: TABLE_PARAMS,
       body: {
@@ -142,7 +151,11 @@ function addScan(group: RouteGroup, deps: RouteDeps, record: JsonSchema, offset:
         schema: scanRequestSchema(deps, offset),
       },
       responses: {
-        200: { description: 'Records (possibly none) and the cursor to continue from.', schema: response },
+        200: {
+          description:
+            'Records (possibly none), the cursor to continue from, and whether more are available.',
+          schema: response,
+        },
       },
       errors: [404, 413, 416, 501],
       limitClass: 'lookup',
@@ -170,5 +183,6 @@ async function scan(deps: RouteDeps, { params, body, ctx }: RouteInput): Promise
     change_type: rec.changeType,
     row: writer.write(rec.row),
   }))
-  return { status: 200, body: { records, cursor: encodeCursor(table.tableId, result.positions) } }
+  const cursor = encodeCursor(table.tableId, result.positions)
+  return { status: 200, body: { records, cursor, more: result.more } }
 }

@@ -2,6 +2,7 @@ import type { Row } from '@sluice/core'
 import { FlussError } from '@sluice/core/errors'
 import { partitionGetter } from '@sluice/core/metadata'
 import { CompactedKeyEncoder } from '@sluice/core/row'
+import { fairShares } from '../backend/fair-shares.js'
 import type * as B from '../backend/gateway-backend.js'
 import type { MemoryTable } from './memory-catalog.js'
 
@@ -37,33 +38,43 @@ export function prefixRows(
   })
 }
 
+/** A scan of the in-memory logs, sharing `maxRecords` over the buckets as the SDK backend does. */
 export function scanTable(t: MemoryTable, request: B.ScanRequest): B.ScanResult {
-  const records: B.ScanRecord[] = []
-  const positions = request.buckets.map(b => {
-    const partition = b.partitionId === undefined ? {} : { partitionId: b.partitionId }
+  const starts = request.buckets.map(b => {
     const log = t.logs.get(`${b.partitionId ?? '-'}:${b.bucket}`) ?? []
-    let offset = b.offset === 'earliest' ? 0 : b.offset === 'latest' ? log.length : b.offset
+    const offset = b.offset === 'earliest' ? 0 : b.offset === 'latest' ? log.length : b.offset
     if (offset > log.length) {
       throw new FlussError(
         'LOG_OFFSET_OUT_OF_RANGE_EXCEPTION',
         `Offset ${offset} is beyond the log end ${log.length}.`,
       )
     }
-    for (; offset < log.length && records.length < request.maxRecords; offset++) {
-      const rec = log[offset]
-      const row = request.projection === undefined ? rec.row : request.projection.map(i => rec.row[i])
+    return { b, log, offset }
+  })
+  const quotas = fairShares(
+    starts.map(s => s.log.length - s.offset),
+    request.maxRecords,
+  )
+  const records: B.ScanRecord[] = []
+  const positions = starts.map(({ b, log, offset }, i) => {
+    const partition = b.partitionId === undefined ? {} : { partitionId: b.partitionId }
+    const end = offset + quotas[i]
+    for (let o = offset; o < end; o++) {
+      const rec = log[o]
+      const row = request.projection === undefined ? rec.row : request.projection.map(k => rec.row[k])
       records.push({
         ...partition,
         bucket: b.bucket,
-        offset,
+        offset: o,
         timestampMs: rec.timestampMs,
         changeType: rec.changeType,
         row,
       })
     }
-    return { ...partition, bucket: b.bucket, offset }
+    return { ...partition, bucket: b.bucket, offset: end }
   })
-  return { records, positions }
+  const more = starts.some((s, i) => s.offset + quotas[i] < s.log.length)
+  return { records, positions, more }
 }
 
 export function snapshotRows(t: MemoryTable, request: B.SnapshotRequest): B.SnapshotResult {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { PEER_PYTHON } from '@sluice/core/testing'
 
 /**
  * pyiceberg (PyPI) as an independent reader of our tables: it validates the metadata JSON with its
@@ -10,15 +10,8 @@ import { fileURLToPath } from 'node:url'
  * says), and the test checks that a plain scan reports that limitation.
  */
 
-export const PYTHON = fileURLToPath(new URL('../../../../.ci/.venv/bin/python', import.meta.url))
-export const PEERS_REQUIRED = process.env.SLUICE_REQUIRE_PEERS === '1'
-
-export function pyicebergProblem(): string | null {
-  const probe = spawnSync(PYTHON, ['-c', 'import pyiceberg, pyarrow'], { encoding: 'utf8', timeout: 60_000 })
-  if (probe.error) return `${PYTHON} cannot run (${probe.error.message})`
-  if (probe.status !== 0) return `${PYTHON} cannot import pyiceberg: ${probe.stderr.trim().split('\n').pop()}`
-  return null
-}
+/** The peers the pyiceberg suites need (see `peerAvailable` in @sluice/core/testing). */
+export const PYICEBERG_PEERS = { python: ['pyiceberg', 'pyarrow'] } as const
 
 const SCRIPT = `
 import json, sys
@@ -92,7 +85,7 @@ export interface PyRead {
 }
 
 export function pyiceberg(location: string, snapshots: bigint[]): PyRead {
-  const r = spawnSync(PYTHON, ['-c', SCRIPT], {
+  const r = spawnSync(PEER_PYTHON, ['-c', SCRIPT], {
     input: JSON.stringify({ location, snapshots: snapshots.map(String) }),
     encoding: 'utf8',
     timeout: 120_000,

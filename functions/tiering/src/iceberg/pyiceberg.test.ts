@@ -1,9 +1,10 @@
 import { ChangeType } from '@sluice/core/record'
 import { Decimal, type Row, Timestamp } from '@sluice/core/row'
+import { peerAvailable } from '@sluice/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChangeRecord } from './changelog.js'
 import { expireSnapshots } from './maintenance/expire-snapshots.js'
-import { PEERS_REQUIRED, pyIso, pyiceberg, pyicebergProblem, sortBy } from './pyiceberg-testing.js'
+import { PYICEBERG_PEERS, pyIso, pyiceberg, sortBy } from './pyiceberg-testing.js'
 import {
   LOG_TABLE,
   PARTITIONED_PK_TABLE,
@@ -15,23 +16,9 @@ import {
   tierPkRound,
 } from './testing.js'
 
-const problem = pyicebergProblem()
+const SUITE = 'pyiceberg reads Sluice lake tables'
 
-describe('pyiceberg reads Sluice lake tables', () => {
-  if (problem !== null) {
-    if (PEERS_REQUIRED) {
-      it('has pyiceberg available (SLUICE_REQUIRE_PEERS=1)', () => {
-        throw new Error(
-          `pyiceberg peer missing: ${problem}. Install the venv at .ci/.venv or unset SLUICE_REQUIRE_PEERS.`,
-        )
-      })
-    } else {
-      console.warn(`skipping pyiceberg tests: ${problem}`)
-      it.skip(`pyiceberg (skipped: ${problem})`, () => {})
-    }
-    return
-  }
-
+describe.skipIf(!peerAvailable(SUITE, PYICEBERG_PEERS))(SUITE, () => {
   let lake: TempLake
   let now = 1_800_000_000_000
   beforeAll(async () => {

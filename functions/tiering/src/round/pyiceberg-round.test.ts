@@ -1,8 +1,9 @@
 import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
+import { peerAvailable } from '@sluice/core/testing'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PEERS_REQUIRED, pyIso, pyiceberg, pyicebergProblem } from '../iceberg/pyiceberg-testing.js'
+import { PYICEBERG_PEERS, pyIso, pyiceberg } from '../iceberg/pyiceberg-testing.js'
 import { parseFlussOffsets } from '../iceberg/summary.js'
 import { IcebergTable } from '../iceberg/table.js'
 import {
@@ -19,8 +20,6 @@ import { runTieringRound } from './tiering-round.js'
  * content at the snapshot's recorded `fluss-offsets` (merge-on-read applied by the helper script
  * for primary-key tables, which pyiceberg cannot scan itself).
  */
-
-const problem = pyicebergProblem()
 
 type PyRow = Record<string, unknown>
 
@@ -47,12 +46,9 @@ function offsetsOf(summary: Record<string, string>): (log: TestBucketLog) => num
     offsets.find(o => o.bucket === log.ref.bucket && o.partitionId === log.ref.partitionId)?.offset ?? 0
 }
 
-describe('pyiceberg reads tables written by tiering rounds', () => {
-  if (problem !== null) {
-    if (PEERS_REQUIRED) it('has pyiceberg available', () => expect.fail(problem))
-    else it.skip(`pyiceberg (skipped: ${problem})`, () => {})
-    return
-  }
+const SUITE = 'pyiceberg reads tables written by tiering rounds'
+
+describe.skipIf(!peerAvailable(SUITE, PYICEBERG_PEERS))(SUITE, () => {
   let env: TieringTestEnv
   beforeAll(async () => {
     env = await tieringTestEnv()

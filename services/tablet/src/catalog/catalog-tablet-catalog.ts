@@ -8,7 +8,7 @@ import {
   tableInfoOf,
 } from '@sluice/core/catalog'
 import { FlussError } from '@sluice/core/errors'
-import type { Schema, TableInfo } from '@sluice/core/metadata'
+import type { Schema, TableBucket, TableInfo } from '@sluice/core/metadata'
 import { allocateId, COUNTERS, type MetaStore, serverKey } from '@sluice/core/metastore'
 import type { AdjustIsrResult, IsrProposal } from '../replica/replica-types.js'
 import { adjustIsrInCatalog } from './adjust-isr.js'
@@ -111,6 +111,12 @@ export class CatalogTabletCatalog implements TabletCatalog {
 
   adjustIsr(proposal: IsrProposal): Promise<AdjustIsrResult> {
     return adjustIsrInCatalog(this.catalog, proposal)
+  }
+
+  async getBucketLeader(bucket: TableBucket): Promise<number | undefined> {
+    const ref = { tableId: bucket.tableId, partitionId: bucket.partitionId ?? null, bucket: bucket.bucket }
+    const leader = (await this.catalog.getBucket(ref))?.leaderAndIsr.leader
+    return leader === undefined || leader === null || leader < 0 ? undefined : leader
   }
 
   async getActiveCoordinator(): Promise<CoordinatorAddress | undefined> {

@@ -1,4 +1,4 @@
-import type { Schema, TableInfo } from '@sluice/core/metadata'
+import type { Schema, TableBucket, TableInfo } from '@sluice/core/metadata'
 import type { AdjustIsrResult, IsrProposal } from '../replica/replica-types.js'
 
 /** One address a tablet server listens on (a `bind.listeners` / `advertised.listeners` entry). */
@@ -56,6 +56,8 @@ export interface TabletCatalog {
   releaseTabletServerLease(lease: TabletServerLease): Promise<void>
   /** The registration of a live tablet server, or undefined. */
   getTabletServer(serverId: number): Promise<TabletServerRegistration | undefined>
+  /** The leader of a bucket as the control plane last elected it, or undefined (no leader, no bucket). */
+  getBucketLeader(bucket: TableBucket): Promise<number | undefined>
   /** The table with this id; TABLE_NOT_EXIST when there is none. */
   getTableInfo(tableId: number): Promise<TableInfo>
   /** One schema version of a table; SCHEMA_NOT_EXIST when unknown. */

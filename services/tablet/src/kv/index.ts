@@ -1,5 +1,7 @@
 export * from './auto-increment-ids.js'
 export * from './changelog-builder.js'
+export * from './key-forwarding.js'
+export * from './key-routing.js'
 export * from './kv-apply.js'
 export * from './kv-flusher.js'
 export * from './kv-handler-context.js'

@@ -1,6 +1,8 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableBucket, tableBucketToString } from '@sluice/core/metadata'
 import type { LogReadParams, LogReadResult } from '../log/log-tablet-types.js'
+import type { KeyForwarder } from './key-forwarding.js'
+import type { KeyRouter } from './key-routing.js'
 import type { KvTablet } from './kv-tablet.js'
 
 /**
@@ -26,6 +28,8 @@ export interface KvReplica {
   checkInSyncReplicas(requiredAcks: number): void
   /** After a put: flush the KvTablet to the new high-watermark candidate and move the high watermark. */
   maybeIncrementLeaderHighWatermark(): Promise<unknown>
+  /** Which bucket each key belongs to; absent: keys are not checked. */
+  readonly keyRouter?: KeyRouter
 }
 
 /** One bucket's put outcome (the shape of the replica layer's WriteResultForBucket). */
@@ -51,6 +55,8 @@ export interface KvRequestContext {
   writesFenced?(): boolean
   /** Most bytes a LIMIT_SCAN of a log table returns (whole batches, at least one). */
   readonly limitScanMaxBytes: number
+  /** Serves keys sent to the wrong bucket in their own bucket; absent: they are refused (MISROUTED_KEY). */
+  readonly forwarder?: KeyForwarder
 }
 
 export function errorFields(e: unknown): { errorCode: number; errorMessage: string } {

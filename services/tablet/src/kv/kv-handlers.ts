@@ -7,6 +7,7 @@ import type {
   PutKvRequest,
   PutKvResponseInit,
 } from '@sluice/core/rpc'
+import { routePut, routeReads } from './key-forwarding.js'
 import {
   checkRequiredAcks,
   errorFields,
@@ -31,7 +32,8 @@ export async function handlePutKv(request: PutKvRequest, ctx: KvRequestContext):
           throw new FlussError('NOT_LEADER_OR_FOLLOWER', 'this tablet server lost its membership lease')
         const { replica, kv } = leaderKv(ctx, bucket)
         replica.checkInSyncReplicas(request.acks)
-        const put = await kv.putAsLeader(records, options)
+        const own = await routePut(ctx, replica, bucket, records, request)
+        const put = await kv.putAsLeader(own, options)
         await replica.maybeIncrementLeaderHighWatermark()
         return { tableBucket: bucket, baseOffset: put.firstOffset, writeEndOffset: put.lastOffset + 1 }
       } catch (e) {
@@ -70,9 +72,14 @@ async function lookupBucket(
 ): Promise<PbLookupRespForBucketInit> {
   const bucket = tableBucket(request.tableId, b.bucketId, b.partitionId ?? undefined)
   try {
-    const { kv } = leaderKv(ctx, bucket)
-    let values = await kv.lookup(b.keys)
-    if (request.insertIfNotExists === true) values = await insertMissing(request, ctx, bucket, b.keys, values)
+    const { replica, kv } = leaderKv(ctx, bucket)
+    const lookupHere = async (keys: readonly Buffer[]) => {
+      const found = await kv.lookup(keys)
+      return request.insertIfNotExists === true ? insertMissing(request, ctx, bucket, keys, found) : found
+    }
+    const values = await routeReads(ctx, replica, bucket, b.keys, 'LOOKUP', lookupHere, (f, target, keys) =>
+      f.lookup(target, keys, request),
+    )
     const pbValues = new Array<{ values: Buffer | null }>(values.length)
     for (let i = 0; i < values.length; i++) pbValues[i] = { values: values[i] }
     return { partitionId: b.partitionId, bucketId: b.bucketId, values: pbValues }

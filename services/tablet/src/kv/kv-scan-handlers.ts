@@ -8,6 +8,7 @@ import type {
   PrefixLookupRequest,
   PrefixLookupResponseInit,
 } from '@sluice/core/rpc'
+import { routeReads } from './key-forwarding.js'
 import { errorFields, type KvRequestContext, leaderKv, notLeader } from './kv-handler-context.js'
 
 /** PREFIX_LOOKUP: for each prefix (an encoded bucket key) the values of its keys, in key order. */
@@ -20,14 +21,26 @@ export async function handlePrefixLookup(
       const bucket = tableBucket(request.tableId, b.bucketId, b.partitionId ?? undefined)
       const head = { partitionId: b.partitionId, bucketId: b.bucketId }
       try {
-        const { kv } = leaderKv(
+        const { replica, kv } = leaderKv(
           ctx,
           bucket,
           `Try to do prefix lookup on a non primary key table: ${tableBucketToString(bucket)}`,
         )
-        const valueLists = []
-        for (const prefix of b.keys) valueLists.push({ values: await kv.prefixLookup(prefix) })
-        return { ...head, valueLists }
+        const lookupHere = async (prefixes: readonly Buffer[]) => {
+          const lists: Buffer[][] = []
+          for (const prefix of prefixes) lists.push(await kv.prefixLookup(prefix))
+          return lists
+        }
+        const lists = await routeReads(
+          ctx,
+          replica,
+          bucket,
+          b.keys,
+          'PREFIX_LOOKUP',
+          lookupHere,
+          (f, target, keys) => f.prefixLookup(target, keys),
+        )
+        return { ...head, valueLists: lists.map(values => ({ values })) }
       } catch (e) {
         return { ...head, ...errorFields(e) }
       }

@@ -44,7 +44,7 @@ export function createFetcherManager(manager: ReplicaManager, wiring: FetcherWir
  * A leader's address on the internal listener: from UPDATE_METADATA when the coordinator sent it,
  * else from the leader's membership lease (a control-plane read, off the data path).
  */
-async function leaderEndpoint(
+export async function leaderEndpoint(
   manager: ReplicaManager,
   leaderId: number,
   listenerName: string,

@@ -6,12 +6,15 @@ import {
   handleLookup,
   handlePrefixLookup,
   handlePutKv,
+  type KeyRouter,
   type KvReplica,
   type KvRequestContext,
+  keyRouter,
 } from '../kv/index.js'
 import type { Replica } from '../replica/replica.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
 import type { KvBuckets } from './kv-buckets.js'
+import { type KvForwardingDeps, kvKeyForwarder } from './kv-forwarding.js'
 import type { TableMeterSet } from './metrics/index.js'
 
 /** The primary-key APIs of the TabletService. */
@@ -26,6 +29,8 @@ export interface KvServiceOptions {
   readonly writesFenced: () => boolean
   /** Table meters, told once per request. */
   readonly metrics?: TableMeterSet
+  /** How keys sent to the wrong bucket reach their own bucket's leader; absent: they are refused. */
+  readonly forwarding?: Omit<KvForwardingDeps, 'manager' | 'local'>
 }
 
 /**
@@ -34,9 +39,14 @@ export interface KvServiceOptions {
  * batch of a schema newer than the ones the KvTablet knows makes that schema known first.
  */
 export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceApi]: Handler<K> } {
-  const ctx = kvRequestContext(options)
+  const { forwarding } = options
+  const forwarder =
+    forwarding === undefined
+      ? undefined
+      : kvKeyForwarder({ ...forwarding, manager: options.replicaManager, local: () => handlers })
+  const ctx = kvRequestContext(options, forwarder)
   const ready = new WeakSet<Promise<void>>()
-  return {
+  const handlers: { [K in KvServiceApi]: Handler<K> } = {
     PUT_KV: async (r: ApiRequest<'PUT_KV'>): Promise<ApiResponseInit<'PUT_KV'>> => {
       const buckets = r.bucketsReq.map(b => bucketOf(r.tableId, b))
       await whenLeadersReady(options.replicaManager, ready, buckets)
@@ -83,6 +93,7 @@ export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceA
       return handleLimitScan(r, ctx)
     },
   }
+  return handlers
 }
 
 function bucketOf(tableId: number, b: { partitionId: number | null; bucketId: number }): TableBucket {
@@ -127,11 +138,15 @@ async function ensureSchema(kvBuckets: KvBuckets, bucket: TableBucket, records: 
   await schemas.ensure(schemaId)
 }
 
-function kvRequestContext(options: KvServiceOptions): KvRequestContext {
+function kvRequestContext(
+  options: KvServiceOptions,
+  forwarder: KvRequestContext['forwarder'],
+): KvRequestContext {
   const { replicaManager: manager, kvBuckets } = options
   // One view per replica: its fields read the replica's state when used.
   const views = new WeakMap<Replica, KvReplica>()
   return {
+    ...(forwarder === undefined ? {} : { forwarder }),
     serverId: manager.serverId,
     limitScanMaxBytes: LIMIT_SCAN_MAX_BYTES,
     writesFenced: options.writesFenced,
@@ -154,7 +169,12 @@ function kvReplicaView(
   replica: Replica,
   bucket: TableBucket,
 ): KvReplica {
+  let router: KeyRouter | null | undefined
   return {
+    get keyRouter() {
+      if (router === undefined) router = replica.tableInfo.hasPrimaryKey ? routerOrNull(replica) : null
+      return router ?? undefined
+    },
     get isPrimaryKeyTable() {
       return replica.tableInfo.hasPrimaryKey
     },
@@ -173,5 +193,14 @@ function kvReplicaView(
       manager.completeDelayedOperations(bucket)
       return replica.maybeIncrementLeaderHighWatermark()
     },
+  }
+}
+
+/** The key router of a replica's table; none for a table whose keys cannot be encoded (no client can write it). */
+function routerOrNull(replica: Replica): KeyRouter | null {
+  try {
+    return keyRouter(replica.tableInfo)
+  } catch {
+    return null
   }
 }

@@ -286,6 +286,11 @@ export class TabletServer {
       writesFenced: () => this.writesFenced,
       kvBuckets: this.kvBuckets,
       ...(this.metrics === undefined ? {} : { metrics: this.metrics.tables }),
+      forwarding: {
+        pool: this.#pool,
+        internalListenerName: config.get(INTERNAL_LISTENER_NAME),
+        requestTimeoutMs: config.get(CLIENT_REQUEST_TIMEOUT),
+      },
     })
     const own = service.handlers()
     const admin = Object.fromEntries(

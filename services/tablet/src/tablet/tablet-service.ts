@@ -17,7 +17,7 @@ import type { FetchParams } from '../replica/fetch-types.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
 import type { BucketResult } from '../replica/replica-types.js'
 import type { KvBuckets } from './kv-buckets.js'
-import { type KvServiceApi, kvServiceHandlers } from './kv-service.js'
+import { type KvServiceApi, type KvServiceOptions, kvServiceHandlers } from './kv-service.js'
 import type { TableMeterSet } from './metrics/index.js'
 import {
   bucketErrorFields,
@@ -56,6 +56,8 @@ export interface TabletServiceOptions {
   readonly kvBuckets: KvBuckets
   /** Table meters, told once per produce, fetch, put and lookup request. */
   readonly metrics?: TableMeterSet
+  /** How keys sent to the wrong bucket reach their own bucket's leader (see kvServiceHandlers). */
+  readonly forwarding?: KvServiceOptions['forwarding']
 }
 
 /**
@@ -71,9 +73,15 @@ export class TabletService {
   }
 
   handlers(): Handlers<TabletServiceApi> {
-    const { replicaManager, kvBuckets, writesFenced, metrics } = this.#options
+    const { replicaManager, kvBuckets, writesFenced, metrics, forwarding } = this.#options
     return {
-      ...kvServiceHandlers({ replicaManager, kvBuckets, writesFenced, ...(metrics ? { metrics } : {}) }),
+      ...kvServiceHandlers({
+        replicaManager,
+        kvBuckets,
+        writesFenced,
+        ...(metrics ? { metrics } : {}),
+        ...(forwarding ? { forwarding } : {}),
+      }),
       PRODUCE_LOG: (r: ApiRequest<'PRODUCE_LOG'>) => this.produceLog(r),
       FETCH_LOG: (r: ApiRequest<'FETCH_LOG'>, ctx: RequestContext) =>
         this.fetchLog(r, ctx.signal, isSluiceClient(ctx.connection)),

@@ -85,13 +85,18 @@ final class KvCommands {
         Canonical.RowReader reader = new Canonical.RowReader(rowType);
         ObjectNode result = Specs.JSON.createObjectNode();
         ArrayNode results = result.putArray("results");
+        // Every lookup is sent before the first answer is awaited: the client batches them.
+        List<CompletableFuture<LookupResult>> pending = new ArrayList<>();
         for (JsonNode key : keys) {
             String[] values = Specs.canonicalRow(key);
             GenericRow keyRow = new GenericRow(values.length);
             for (int k = 0; k < values.length; k++) {
                 keyRow.setField(k, Canonical.parse(values[k], keyTypes[k]));
             }
-            LookupResult found = lookuper.lookup(keyRow).get();
+            pending.add(lookuper.lookup(keyRow));
+        }
+        for (CompletableFuture<LookupResult> answer : pending) {
+            LookupResult found = answer.get();
             if (by != null) {
                 ArrayNode rows = results.addArray();
                 for (InternalRow row : found.getRowList()) {
