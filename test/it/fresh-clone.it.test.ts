@@ -11,7 +11,7 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { PEERS_COMMAND, REPO_ROOT } from '@sluice/core/testing'
+import { PEERS_COMMAND, PEERS_REQUIRED_ENV, REPO_ROOT } from '@sluice/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 /**
@@ -68,7 +68,7 @@ function copyRepository(target: string): string[] {
 
 function runVitest(cwd: string, files: readonly string[]): Promise<{ code: number | null; output: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', FORCE_COLOR: '0', NO_COLOR: '1' }
-  delete env.SLUICE_REQUIRE_PEERS
+  delete env[PEERS_REQUIRED_ENV]
   delete env.VITEST
   delete env.VITEST_POOL_ID
   delete env.VITEST_WORKER_ID

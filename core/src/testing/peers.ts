@@ -34,9 +34,12 @@ export interface PeerNeeds {
   readonly moto?: boolean
 }
 
+/** The environment variable with which CI asks for every peer to be present (`=1`). */
+export const PEERS_REQUIRED_ENV = 'SLUICE_REQUIRE_PEERS'
+
 /** True when CI asked for every peer to be present (`SLUICE_REQUIRE_PEERS=1`). */
 export function peersRequired(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.SLUICE_REQUIRE_PEERS === '1'
+  return env[PEERS_REQUIRED_ENV] === '1'
 }
 
 const probed = new Map<string, string | null>()

@@ -17,28 +17,29 @@ export interface KeyRouter {
 }
 
 export function keyRouter(table: TableInfo): KeyRouter {
-  const encoders = keyEncoderFor(table)
+  return {
+    bucketOfKey: bucketOfEncoded(table, table.physicalPrimaryKeys),
+    // A prefix is encoded as the primary key's leading columns are (the bucket key columns); its
+    // bucket comes from the bucket-key encoding, which differs for lake tables (Iceberg bytes).
+    bucketOfPrefix: bucketOfEncoded(table, table.bucketKeys),
+  }
+}
+
+/** The bucket of a key of `keyNames` as the table encodes it in the KV store (or in a prefix). */
+function bucketOfEncoded(table: TableInfo, keyNames: readonly string[]): (key: Uint8Array) => number {
+  const encoders = keyEncoderFor(table, table.rowType, keyNames)
   const { bucketing } = encoders
   const numBuckets = table.numBuckets
-  const bucketOfPrefix = (prefix: Uint8Array) => bucketing(prefix, numBuckets)
-  if (encoders.bucketKey === encoders.key) return { bucketOfKey: bucketOfPrefix, bucketOfPrefix }
-  // The bucket key is part of the primary key (or encoded otherwise): decode, then re-encode it.
-  const decoder = primaryKeyDecoderOf(
-    table.rowType,
-    table.physicalPrimaryKeys,
-    table.tableConfig,
-    table.isDefaultBucketKey,
-  )
+  if (encoders.bucketKey === encoders.key) return key => bucketing(key, numBuckets)
+  // The bucket key is part of the key (or encoded otherwise): decode, then re-encode it.
+  const decoder = primaryKeyDecoderOf(table.rowType, keyNames, table.tableConfig, table.isDefaultBucketKey)
   const names = table.rowType.fields.map(f => f.name)
-  const positions = table.physicalPrimaryKeys.map(k => names.indexOf(k))
+  const positions = keyNames.map(k => names.indexOf(k))
   const row: Value[] = new Array(names.length).fill(null)
-  return {
-    bucketOfKey: key => {
-      const values = decoder.decodeKey(key)
-      for (let i = 0; i < positions.length; i++) row[positions[i]] = values[i]
-      return bucketing(encoders.bucketKey.encodeKeyView(row), numBuckets)
-    },
-    bucketOfPrefix,
+  return key => {
+    const values = decoder.decodeKey(key)
+    for (let i = 0; i < positions.length; i++) row[positions[i]] = values[i]
+    return bucketing(encoders.bucketKey.encodeKeyView(row), numBuckets)
   }
 }
 
