@@ -66,7 +66,8 @@ describe('keyRouter', () => {
   }
 
   it('the Iceberg bucket of a prefix is not the bucket of its compacted bytes (the case it decodes for)', () => {
-    const table = cases['an Iceberg lake table whose bucket key is part of the primary key (Iceberg bucketing)']
+    const table =
+      cases['an Iceberg lake table whose bucket key is part of the primary key (Iceberg bucketing)']
     const encoders = keyEncoderFor(table, table.rowType, table.bucketKeys)
     let differ = 0
     for (let id = 0; id < 100; id++) {
