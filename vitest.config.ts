@@ -23,6 +23,7 @@ export default defineConfig({
             'localstack/src/**/*.test.ts',
             'cli/src/**/*.test.ts',
             'bench/src/**/*.test.ts',
+            'test/architecture/**/*.test.ts',
           ],
           testTimeout: 20_000,
         },
