@@ -10,8 +10,9 @@ import {
   type ServerConnection,
   type ServerEndpoint,
 } from '@sluice/core/rpc'
+import { exponentialBackoffMs, sleep } from '@sluice/core/util'
 import type { ServerAddress } from '../client-options.js'
-import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, sleep } from '../util/async.js'
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 import { Cluster, type ServerNode } from './cluster.js'
 
 /** What a metadata refresh asks about; nothing named = only the servers. */
@@ -139,8 +140,9 @@ export class MetadataUpdater {
         })
       }
       if (connection !== undefined) return connection.request(api, request)
-      if (Date.now() + backoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS) > deadline) throw error
-      await sleep(backoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS))
+      if (Date.now() + exponentialBackoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS) > deadline)
+        throw error
+      await sleep(exponentialBackoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS))
       await this.update({}).catch(() => undefined)
     }
   }
@@ -163,7 +165,7 @@ export class MetadataUpdater {
         error = toFlussError(e)
         if (!error.retriable) throw error
       }
-      const delayMs = backoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
+      const delayMs = exponentialBackoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
       if (Date.now() + delayMs > deadline) {
         throw new FlussError(
           error.spec,

@@ -1,9 +1,9 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { partitionSpecFromName, type TableBucket, type TableInfo } from '@sluice/core/metadata'
+import { exponentialBackoffMs, sleep } from '@sluice/core/util'
 import type { Admin } from '../admin/admin.js'
 import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
-import { backoffMs, sleep } from '../util/async.js'
 import type { BucketWriteResult, WriteRequest, WriteResponse, WriterNetwork } from './sender.js'
 
 /**
@@ -87,7 +87,7 @@ export class MetadataWriterNetwork implements WriterNetwork {
       } catch (e) {
         const error = toFlussError(e)
         if (!error.is('PARTITION_NOT_EXISTS') || Date.now() >= deadline) throw error
-        await sleep(backoffMs(attempt, 20, 500))
+        await sleep(exponentialBackoffMs(attempt, 20, 500))
       }
     }
   }

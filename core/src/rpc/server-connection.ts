@@ -9,6 +9,8 @@ import { CLIENT_CONNECT_TIMEOUT, CLIENT_REQUEST_TIMEOUT } from '../config/option
 import { NETTY_CONNECTION_MAX_IDLE_TIME } from '../config/options-server.js'
 import { FlussError } from '../errors/index.js'
 import { type ClientSecurity, newSaslClient, tlsConnectOptions } from '../security/client-security.js'
+import { exponentialBackoffMs } from '../util/backoff.js'
+import { sleep } from '../util/sleep.js'
 import { type ApiName, type ApiRequestInit, type ApiResponse, type ApiSpec, apiSpec } from './api-keys.js'
 import { ServerApiVersions } from './api-versions.js'
 import { decodeErrorBody, encodeRequest, parseResponseFrame, ResponseType } from './frame.js'
@@ -217,8 +219,7 @@ export class ServerConnection {
         return
       } catch (e) {
         if (!(e instanceof FlussError) || !e.is('RETRIABLE_AUTHENTICATE_EXCEPTION')) throw e
-        const backoff = Math.min(AUTH_RETRY_MAX_MS, AUTH_RETRY_INITIAL_MS * 2 ** attempt)
-        await new Promise(resolve => setTimeout(resolve, backoff))
+        await sleep(exponentialBackoffMs(attempt + 1, AUTH_RETRY_INITIAL_MS, AUTH_RETRY_MAX_MS))
       }
     }
   }

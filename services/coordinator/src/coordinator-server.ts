@@ -27,25 +27,18 @@ import {
   listAclsHandler,
   serverListenerSecurity,
 } from '@sluice/core/security'
+import { type Clock, SerialExecutor, SYSTEM_CLOCK, SYSTEM_TIMER, type Timer } from '@sluice/core/util'
 import { advertisedFromBound } from './advertised-endpoints.js'
 import type { AssignmentOptions } from './assignment.js'
 import { AutoPartitionManager } from './auto-partition/index.js'
 import { autoPartitionOps } from './auto-partition-ops.js'
-import {
-  type Clock,
-  type CoordinatorLogger,
-  SILENT_COORDINATOR_LOGGER,
-  SYSTEM_CLOCK,
-  SYSTEM_TIMER,
-  type Timer,
-} from './clock.js'
 import { controllerSettings, loopIntervals, rpcServerOptions } from './coordinator-config.js'
 import { CoordinatorController } from './coordinator-controller.js'
+import { type CoordinatorLogger, SILENT_COORDINATOR_LOGGER } from './coordinator-logger.js'
 import { coordinatorMetrics } from './coordinator-metrics.js'
 import { coordinatorHandlers } from './coordinator-service.js'
 import { CoordinatorLeaderElection } from './leader-election.js'
 import { PeriodicTask } from './periodic-task.js'
-import { SerialExecutor } from './serial-executor.js'
 import { type ServerProbe, tcpProbe } from './server-probe.js'
 
 export interface CoordinatorServerDeps {
@@ -118,7 +111,7 @@ export class CoordinatorServer {
       clientSoftwareName: 'sluice-coordinator',
       security: internalClientSecurity(config),
     })
-    this.#executor = new SerialExecutor(config.get(SLUICE_COORDINATOR_MAX_QUEUED_EVENTS))
+    this.#executor = new SerialExecutor(config.get(SLUICE_COORDINATOR_MAX_QUEUED_EVENTS), 'the coordinator')
     this.election = new CoordinatorLeaderElection({
       catalog: this.catalog,
       clock,

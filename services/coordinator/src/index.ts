@@ -1,7 +1,5 @@
 export * from './alter-table.js'
 export * from './assignment.js'
-// The auto-partition module has its own Clock/Timer/TimerHandle/SYSTEM_TIMER (structurally the
-// same as ./clock.js); they are reachable as '@sluice/coordinator/auto-partition'.
 export {
   type AutoPartitionLogger,
   AutoPartitionManager,
@@ -19,10 +17,10 @@ export {
 } from './auto-partition/index.js'
 export * from './auto-partition-ops.js'
 export * from './bucket-election.js'
-export * from './clock.js'
 export * from './coordinator-config.js'
 export * from './coordinator-context.js'
 export * from './coordinator-controller.js'
+export * from './coordinator-logger.js'
 export * from './coordinator-server.js'
 export * from './coordinator-service.js'
 export * from './leader-election.js'
@@ -33,6 +31,5 @@ export * from './periodic-task.js'
 export * from './replica-cleanup.js'
 export * from './replica-leadership.js'
 export * from './replica-notifier.js'
-export * from './serial-executor.js'
 export * from './server-probe.js'
 export * from './table-ddl-service.js'

@@ -7,7 +7,8 @@ import {
   renewCoordinatorLease,
 } from '@sluice/core/catalog'
 import { isMetaStoreConflict } from '@sluice/core/metastore'
-import { type Clock, type CoordinatorLogger, errorMessage } from './clock.js'
+import type { Clock } from '@sluice/core/util'
+import { type CoordinatorLogger, errorMessage } from './coordinator-logger.js'
 
 export interface ElectionListener {
   /** This coordinator now holds the lease with a new coordinatorEpoch. */

@@ -10,8 +10,8 @@ import {
   setTableState,
   type TableRepair,
 } from '@sluice/core/catalog'
-import type { CoordinatorLogger } from './clock.js'
 import type { CoordinatorContext } from './coordinator-context.js'
+import type { CoordinatorLogger } from './coordinator-logger.js'
 import type { ReplicaCleanup } from './replica-cleanup.js'
 import type { ReplicaLeadership } from './replica-leadership.js'
 

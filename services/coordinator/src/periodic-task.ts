@@ -1,5 +1,5 @@
-import type { CoordinatorLogger, Timer, TimerHandle } from './clock.js'
-import { errorMessage } from './clock.js'
+import type { Timer, TimerHandle } from '@sluice/core/util'
+import { type CoordinatorLogger, errorMessage } from './coordinator-logger.js'
 
 /**
  * A background loop: runs `run` every `intervalMs` (measured from the end of the previous run, so

@@ -6,7 +6,7 @@ import {
   type PartitionRecord,
   type TableRecord,
 } from '@sluice/core/catalog'
-import { type CoordinatorLogger, errorMessage } from './clock.js'
+import { type CoordinatorLogger, errorMessage } from './coordinator-logger.js'
 import type { TabletServerMembership } from './membership.js'
 import type { ReplicaNotifier, StopReplicaNotice } from './replica-notifier.js'
 

@@ -9,8 +9,8 @@ import {
 import { FlussError } from '@sluice/core/errors'
 import type { BucketRef } from '@sluice/core/metastore'
 import { afterControlledShutdown, afterReplicaLoss, afterServersReturn } from './bucket-election.js'
-import type { CoordinatorLogger } from './clock.js'
 import type { CoordinatorContext } from './coordinator-context.js'
+import type { CoordinatorLogger } from './coordinator-logger.js'
 import type { MembershipChange, TabletServerMembership } from './membership.js'
 import type { LeaderAndIsrNotice, ReplicaNotifier, StopReplicaNotice } from './replica-notifier.js'
 

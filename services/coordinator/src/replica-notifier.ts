@@ -2,8 +2,9 @@ import type { LeaderAndIsr } from '@sluice/core/catalog'
 import { errorByCode, toFlussError } from '@sluice/core/errors'
 import type { BucketRef } from '@sluice/core/metastore'
 import type { ConnectionPool, PbPhysicalTablePathInit, ServerEndpoint } from '@sluice/core/rpc'
-import type { CoordinatorLogger, Timer, TimerHandle } from './clock.js'
+import { exponentialBackoffMs, type Timer, type TimerHandle } from '@sluice/core/util'
 import { bucketId } from './coordinator-context.js'
+import type { CoordinatorLogger } from './coordinator-logger.js'
 
 export interface LeaderAndIsrNotice {
   readonly physicalTablePath: PbPhysicalTablePathInit
@@ -170,7 +171,7 @@ export class ReplicaNotifier {
   #scheduleRetry(serverId: number, outbox: Outbox): void {
     outbox.attempts++
     const { retryBackoffMs, retryMaxBackoffMs } = this.#options
-    const delayMs = Math.min(retryMaxBackoffMs, retryBackoffMs * 2 ** Math.min(outbox.attempts - 1, 30))
+    const delayMs = exponentialBackoffMs(outbox.attempts, retryBackoffMs, retryMaxBackoffMs)
     outbox.retry = this.#options.timer.schedule(delayMs, () => {
       outbox.retry = undefined
       this.#kick(serverId)

@@ -8,7 +8,7 @@ import {
 import { Configuration } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { type NotifyLeaderAndIsrRequest, RpcServer, type StopReplicaRequest } from '@sluice/core/rpc'
-import type { Clock, Timer, TimerCallback, TimerHandle } from './clock.js'
+import type { Clock, Timer, TimerCallback, TimerHandle } from '@sluice/core/util'
 
 /**
  * A clock and timer that move only when told: `advance` fires every callback that falls due, in

@@ -1,14 +1,12 @@
 import { type ErrorName, FlussError } from '@sluice/core/errors'
 import { partitionName, type ResolvedPartitionSpec, type TableInfo } from '@sluice/core/metadata'
+import type { Clock, Timer, TimerHandle } from '@sluice/core/util'
 import { AutoPartitionManager } from './auto-partition-manager.js'
 import type {
   AutoPartitionLogger,
   AutoPartitionManagerOptions,
   AutoPartitionTableSource,
-  Clock,
   PartitionOps,
-  Timer,
-  TimerHandle,
 } from './partition-ops.js'
 
 /** A clock that moves only when told to. */

@@ -41,8 +41,8 @@ import {
   listAclsHandler,
   serverListenerSecurity,
 } from '@sluice/core/security'
+import { type Clock, SYSTEM_CLOCK } from '@sluice/core/util'
 import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
-import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
 import { RemoteLogManager } from '../remote/index.js'
 import type { ReplicaHooks } from '../replica/replica-hooks.js'
 import { ReplicaManager } from '../replica/replica-manager.js'

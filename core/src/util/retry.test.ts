@@ -1,10 +1,11 @@
-import { FlussError } from '@sluice/core/errors'
 import { describe, expect, it } from 'vitest'
+import { FlussError } from '../errors/index.js'
 import {
   backoffMs,
   DEFAULT_RETRY_POLICY,
   isRetriable,
   type RetryHooks,
+  retry,
   withRetry,
   withTimeout,
 } from './retry.js'
@@ -72,5 +73,82 @@ describe('withRetry', () => {
     await expect(withTimeout('hang', 5, () => new Promise(() => {}))).rejects.toMatchObject({
       errorName: 'REQUEST_TIME_OUT',
     })
+  })
+})
+
+describe('withRetry when stopped', () => {
+  it('names what was stopped', async () => {
+    const err = await withRetry(
+      'upload',
+      policy,
+      hooks([], () => true),
+      async () => 'never',
+      'task stopped',
+    ).catch(e => e)
+    expect(err).toMatchObject({ errorName: 'NOT_LEADER_OR_FOLLOWER' })
+    expect((err as FlussError).message).toContain('upload: task stopped')
+  })
+})
+
+describe('retry', () => {
+  const transient = (e: unknown) => e instanceof Error && e.message === 'transient'
+
+  it('retries retriable failures with the given delays until the attempts are used up', async () => {
+    const sleeps: number[] = []
+    const retried: number[] = []
+    let calls = 0
+    const err = await retry(
+      async () => {
+        calls++
+        throw new Error('transient')
+      },
+      {
+        maxAttempts: 3,
+        retriable: transient,
+        delayMs: attempt => attempt * 10,
+        sleep: async ms => void sleeps.push(ms),
+        onRetry: attempt => retried.push(attempt),
+      },
+    ).catch(e => e)
+    expect((err as Error).message).toBe('transient')
+    expect([calls, sleeps, retried]).toEqual([3, [10, 20], [1, 2]])
+  })
+
+  it('throws other failures at once and gives up when beforeAttempt throws', async () => {
+    let calls = 0
+    const options = { maxAttempts: 5, retriable: transient, delayMs: () => 0 }
+    await expect(
+      retry(async () => {
+        calls++
+        throw new Error('fatal')
+      }, options),
+    ).rejects.toThrow('fatal')
+    expect(calls).toBe(1)
+    let checks = 0
+    await expect(
+      retry(
+        async () => {
+          throw new Error('transient')
+        },
+        {
+          ...options,
+          beforeAttempt: () => {
+            if (++checks === 2) throw new Error('stopped')
+          },
+        },
+      ),
+    ).rejects.toThrow('stopped')
+  })
+
+  it('returns the first success', async () => {
+    let calls = 0
+    const value = await retry(
+      async () => {
+        if (++calls < 2) throw new Error('transient')
+        return 'ok'
+      },
+      { maxAttempts: 3, retriable: transient, delayMs: () => 0 },
+    )
+    expect([value, calls]).toEqual(['ok', 2])
   })
 })

@@ -1,6 +1,5 @@
-import { FlussError } from '@sluice/core/errors'
 import { describe, expect, it } from 'vitest'
-import { ReadWriteLock } from './read-write-lock.js'
+import { FlussError } from '../errors/index.js'
 import { SerialExecutor } from './serial-executor.js'
 
 const tick = () => new Promise(resolve => setImmediate(resolve))
@@ -31,7 +30,7 @@ describe('SerialExecutor', () => {
     expect(executor.queued).toBe(0)
   })
 
-  it('refuses tasks beyond its bound with RESOURCE_EXHAUSTED', async () => {
+  it('refuses tasks beyond its bound with RESOURCE_EXHAUSTED, except unbounded ones', async () => {
     const executor = new SerialExecutor(2)
     let release = () => {}
     const blocker = new Promise<void>(resolve => {
@@ -40,49 +39,34 @@ describe('SerialExecutor', () => {
     const first = executor.run(() => blocker)
     const second = executor.run(() => 2)
     const third = executor.run(() => 3)
+    const closing = executor.run(() => 4, true)
     await expect(third).rejects.toSatisfy(
       (e: unknown) => e instanceof FlussError && e.is('RESOURCE_EXHAUSTED'),
     )
     release()
     await first
     await expect(second).resolves.toBe(2)
-  })
-})
-
-describe('ReadWriteLock', () => {
-  it('lets readers share and makes a writer wait for them, then blocks new readers behind it', async () => {
-    const lock = new ReadWriteLock(10)
-    const events: string[] = []
-    let releaseReader = () => {}
-    const reader = lock.shared(
-      () =>
-        new Promise<void>(resolve => {
-          events.push('reader 1 in')
-          releaseReader = resolve
-        }),
-    )
-    await tick()
-    const writer = lock.exclusive(async () => {
-      events.push('writer in')
-    })
-    const lateReader = lock.shared(async () => {
-      events.push('reader 2 in')
-    })
-    await tick()
-    expect(events).toEqual(['reader 1 in'])
-    releaseReader()
-    await Promise.all([reader, writer, lateReader])
-    expect(events).toEqual(['reader 1 in', 'writer in', 'reader 2 in'])
+    await expect(closing).resolves.toBe(4)
   })
 
-  it('bounds the number of waiters', async () => {
-    const lock = new ReadWriteLock(1)
-    let release = () => {}
-    const holder = lock.exclusive(() => new Promise<void>(resolve => (release = resolve)))
-    const waiting = lock.shared(async () => 1)
-    await expect(lock.shared(async () => 2)).rejects.toThrow(FlussError)
-    release()
-    await holder
-    await expect(waiting).resolves.toBe(1)
+  it('waits for the queued tasks on close and refuses new ones with SHUTTING_DOWN', async () => {
+    const executor = new SerialExecutor(10, 'the coordinator')
+    const order: string[] = []
+    const queued = executor.run(async () => {
+      await tick()
+      order.push('queued task')
+    })
+    await executor.close()
+    order.push('closed')
+    await queued
+    expect(order).toEqual(['queued task', 'closed'])
+    const refused = await executor.run(async () => 1).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(FlussError)
+    expect((refused as FlussError).errorName).toBe('SHUTTING_DOWN')
+    expect((refused as FlussError).message).toContain('the coordinator is shutting down')
+  })
+
+  it('requires a positive bound', () => {
+    expect(() => new SerialExecutor(0)).toThrow('maxQueued must be a positive integer')
   })
 })
