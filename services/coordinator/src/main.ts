@@ -1,7 +1,8 @@
-import { loadServerConfig, stopOnSignalsOrParentExit } from '@sluice/core/config'
+import { loadServerConfig } from '@sluice/core/config'
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { startProcessMetrics } from '@sluice/core/metrics'
+import { stopOnSignalsOrParentExit } from '@sluice/core/process'
 import { ecsTaskPrivateAddress } from './advertised-endpoints.js'
 import { CoordinatorServer } from './coordinator-server.js'
 
