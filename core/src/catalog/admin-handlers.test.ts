@@ -8,6 +8,7 @@ import {
 } from '../metadata/index.js'
 import { MemoryMetaStore } from '../metastore/index.js'
 import { RpcServer, ServerConnection } from '../rpc/index.js'
+import { testLogTable, testPkTable } from '../testing/test-tables.js'
 import { readOnlyAdminHandlers } from './admin-handlers.js'
 import { withNewLeader } from './bucket-item.js'
 import { updateBucketAsCoordinator } from './bucket-writes.js'
@@ -17,7 +18,6 @@ import { acquireCoordinatorLease, registerTabletServer } from './lease-ops.js'
 import { createPartition } from './partition-ddl.js'
 import { createDatabase, createTable } from './table-ddl.js'
 import type { TableRecord } from './table-items.js'
-import { testLogTable, testPkTable } from './testing.js'
 
 const now = 1_000_000
 const catalog = new Catalog(new MemoryMetaStore(), { nowMs: () => now })

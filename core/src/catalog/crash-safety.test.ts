@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { databaseDescriptor, resolvedPartitionSpec } from '../metadata/index.js'
 import { MemoryMetaStore, tableItemsPk } from '../metastore/index.js'
+import { TestingCrashingMetaStore } from '../testing/crashing-metastore.js'
+import { testLogTable } from '../testing/test-tables.js'
 import { Catalog } from './catalog.js'
 import { deletePartitionItems, deleteTableItems } from './item-cleanup.js'
 import { inspectPartitions, inspectTable, nextTableId } from './orphans.js'
 import { createPartition, dropPartition } from './partition-ddl.js'
 import { createDatabase, createTable, dropTable, setTableState } from './table-ddl.js'
 import type { TableRecord } from './table-items.js'
-import { TestingCrashingMetaStore, testLogTable } from './testing.js'
 
 const GRACE_MS = 60_000
 const path = { databaseName: 'db', tableName: 't' }

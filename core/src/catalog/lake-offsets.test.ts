@@ -10,6 +10,7 @@ import {
   tableItemsPk,
 } from '../metastore/index.js'
 import type { ApiRequest } from '../rpc/index.js'
+import { testLogTable } from '../testing/test-tables.js'
 import { readOnlyAdminHandlers } from './admin-handlers.js'
 import { Catalog } from './catalog.js'
 import { deletePartitionItems } from './item-cleanup.js'
@@ -18,7 +19,6 @@ import { createPartition } from './partition-ddl.js'
 import { queryAll } from './query-all.js'
 import { createDatabase, createTable } from './table-ddl.js'
 import type { TableRecord } from './table-items.js'
-import { testLogTable } from './testing.js'
 
 async function setup(cacheTtlMs = 0) {
   const store = new MemoryMetaStore()

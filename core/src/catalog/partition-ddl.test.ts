@@ -2,12 +2,12 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
 import { databaseDescriptor, resolvedPartitionSpec } from '../metadata/index.js'
 import { MemoryMetaStore } from '../metastore/index.js'
+import { testLogTable } from '../testing/test-tables.js'
 import { Catalog } from './catalog.js'
 import { deletePartitionItems } from './item-cleanup.js'
 import { type CreatePartitionRequest, createPartition, dropPartition } from './partition-ddl.js'
 import { createDatabase, createTable } from './table-ddl.js'
 import type { TableRecord } from './table-items.js'
-import { testLogTable } from './testing.js'
 
 let catalog: Catalog
 let table: TableRecord

@@ -2,10 +2,10 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
 import { databaseDescriptor, type TablePath } from '../metadata/index.js'
 import { MemoryMetaStore, tableIdKey, tablePathKey } from '../metastore/index.js'
+import { testLogTable, testPkTable } from '../testing/test-tables.js'
 import { Catalog } from './catalog.js'
 import { createDatabase, createTable, dropDatabase, dropTable, updateTableDescriptor } from './table-ddl.js'
 import { tableInfoOf } from './table-items.js'
-import { testLogTable, testPkTable } from './testing.js'
 
 let store: MemoryMetaStore
 let catalog: Catalog

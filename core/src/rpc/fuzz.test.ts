@@ -1,13 +1,14 @@
 import { createServer, type Server } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
+import { prng } from '../testing/random.js'
+import { TestingRawClient } from '../testing/raw-client.js'
 import { ApiKeys } from './api-keys.js'
 import { decodeErrorBody, encodeRequest, type ResponseFrame } from './frame.js'
 import * as messages from './generated/fluss-api.js'
 import type { MessageType } from './message-codec.js'
 import { RpcServer } from './server.js'
 import { ServerConnection } from './server-connection.js'
-import { prng, TestingRawClient } from './testing.js'
 
 type Rng = ReturnType<typeof prng>
 

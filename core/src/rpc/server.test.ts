@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
+import { TestingRawClient } from '../testing/raw-client.js'
 import { decodeErrorBody, encodeRequest, type ResponseFrame } from './frame.js'
 import {
   ApiVersionsRequest,
@@ -10,7 +11,6 @@ import {
 import type { RequestContext } from './handler.js'
 import { RpcServer, type RpcServerOptions } from './server.js'
 import { ServerConnection } from './server-connection.js'
-import { TestingRawClient } from './testing.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {

@@ -3,9 +3,10 @@ import { Configuration } from '../config/index.js'
 import { decodeErrorBody, encodeRequest } from '../rpc/frame.js'
 import { ApiVersionsRequest, AuthenticateRequest } from '../rpc/generated/fluss-api.js'
 import { RpcServer, ServerConnection } from '../rpc/index.js'
-import { prng, TestingRawClient } from '../rpc/testing.js'
+import { prng } from '../testing/random.js'
+import { TestingRawClient } from '../testing/raw-client.js'
+import { plainJaas, scramJaas } from '../testing/security.js'
 import { serverListenerSecurity } from './listener-security.js'
-import { plainJaas, scramJaas } from './testing.js'
 
 /** Random, truncated and oversized AUTHENTICATE tokens and requests before authentication. */
 let server: RpcServer

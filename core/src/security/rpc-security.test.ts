@@ -9,10 +9,10 @@ import { FlussError } from '../errors/index.js'
 import { encodeRequest } from '../rpc/frame.js'
 import { ApiVersionsRequest } from '../rpc/generated/fluss-api.js'
 import { type RequestContext, RpcServer, ServerConnection } from '../rpc/index.js'
-import { rejection, TestingRawClient } from '../rpc/testing.js'
+import { rejection, TestingRawClient } from '../testing/raw-client.js'
+import { plainJaas, scramJaas, testCertFile } from '../testing/security.js'
 import type { ClientSecurity } from './client-security.js'
 import { serverListenerSecurity } from './listener-security.js'
-import { plainJaas, scramJaas, testCertFile } from './testing.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {

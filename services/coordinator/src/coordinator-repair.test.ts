@@ -1,13 +1,7 @@
-import {
-  Catalog,
-  createDatabase,
-  createTable,
-  dropTable,
-  TestingCrashingMetaStore,
-  testLogTable,
-} from '@sluice/core/catalog'
+import { Catalog, createDatabase, createTable, dropTable } from '@sluice/core/catalog'
 import { databaseDescriptor } from '@sluice/core/metadata'
 import { tableItemsPk } from '@sluice/core/metastore'
+import { TestingCrashingMetaStore, testLogTable } from '@sluice/core/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { TestingCluster } from './cluster-testing.js'
 

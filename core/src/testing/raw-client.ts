@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import type { FlussError } from '../errors/index.js'
-import { parseResponseFrame, type ResponseFrame } from './frame.js'
-import { FrameDecoder } from './frame-decoder.js'
+import { parseResponseFrame, type ResponseFrame } from '../rpc/frame.js'
+import { FrameDecoder } from '../rpc/frame-decoder.js'
 
 /**
  * A bare TCP client for tests: sends arbitrary bytes to an RPC server and collects the response
@@ -91,22 +91,6 @@ export class TestingRawClient {
   #wake(): void {
     for (const waiter of this.#waiters.splice(0)) waiter()
   }
-}
-
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-export function prng(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1))
-  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(0, 255)))
-  const pick = <T>(items: readonly T[]) => items[int(0, items.length - 1)]
-  return { next, int, bytes, pick }
 }
 
 /** The error a promise rejects with; fails the test when it resolves. */

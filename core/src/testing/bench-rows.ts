@@ -1,13 +1,7 @@
 import { Decimal, type Row, Timestamp } from '../row/value.js'
 import { DataTypes, notNull, type RowType } from '../types/data-type.js'
-import { ArrowBatchWriter } from './batch-writer.js'
-import type { ArrowCompressionInfo } from './compression.js'
 
-/**
- * Micro-benchmark for goal G3: Arrow encoding of ~1 KiB rows (15 mixed columns) against
- * JSON.stringify of the same rows, on one core. Timings belong in bench/, not in tests.
- */
-
+/** The rows of the benchmarks: ~1 KiB each, 15 mixed columns, as events of a web analytics feed. */
 export const BENCH_ROW_TYPE: RowType = DataTypes.ROW(
   [
     ['id', notNull(DataTypes.BIGINT())],
@@ -82,64 +76,4 @@ export function benchRows(count: number): { rows: Row[]; objects: Record<string,
     })
   }
   return { rows, objects }
-}
-
-export interface EncodeBenchResult {
-  /** Arrow rows encoded per second (addRow + finish per batch). */
-  rowsPerSec: number
-  /** JSON.stringify rows per second on the same data. */
-  baselineRowsPerSec: number
-  /** Encoded bytes per row (uncompressed IPC). */
-  bytesPerRow: number
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]
-}
-
-/** Runs `rounds` timed passes over `rowCount` rows in batches of `batchRows`; returns medians. */
-export function benchEncode(
-  options: {
-    rowCount?: number
-    batchRows?: number
-    rounds?: number
-    compression?: ArrowCompressionInfo
-  } = {},
-): EncodeBenchResult {
-  const { rowCount = 20_000, batchRows = 4096, rounds = 5 } = options
-  const { rows, objects } = benchRows(rowCount)
-  const writer = new ArrowBatchWriter(BENCH_ROW_TYPE, {
-    compression: options.compression,
-    initialCapacityRows: batchRows,
-  })
-  let bytes = 0
-  const encodeOnce = (): number => {
-    const start = performance.now()
-    bytes = 0
-    for (let i = 0; i < rows.length; i++) {
-      writer.addRow(rows[i])
-      if (writer.recordCount === batchRows || i === rows.length - 1) {
-        bytes += writer.finish().length
-        writer.reset()
-      }
-    }
-    return rows.length / ((performance.now() - start) / 1000)
-  }
-  const jsonOnce = (): number => {
-    const start = performance.now()
-    let length = 0
-    for (let i = 0; i < objects.length; i++) length += JSON.stringify(objects[i]).length
-    if (length === 0) throw new Error('unreachable')
-    return objects.length / ((performance.now() - start) / 1000)
-  }
-  encodeOnce()
-  jsonOnce()
-  const arrow: number[] = []
-  const json: number[] = []
-  for (let r = 0; r < rounds; r++) {
-    arrow.push(encodeOnce())
-    json.push(jsonOnce())
-  }
-  return { rowsPerSec: median(arrow), baselineRowsPerSec: median(json), bytesPerRow: bytes / rows.length }
 }

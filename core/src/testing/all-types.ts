@@ -174,18 +174,6 @@ export const ALL_TYPES_ROWS: Row[] = [
   ],
 ]
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /** `count` rows of ALL_TYPES built by cycling through ALL_TYPES_ROWS. */
 export function manyRows(count: number): Row[] {
   return Array.from({ length: count }, (_, i) => ALL_TYPES_ROWS[i % ALL_TYPES_ROWS.length])

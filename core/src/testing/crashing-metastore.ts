@@ -1,5 +1,4 @@
 import { FlussError } from '../errors/index.js'
-import { Schema, TableDescriptor } from '../metadata/index.js'
 import type {
   GetOptions,
   ItemValue,
@@ -9,7 +8,6 @@ import type {
   VersionedItem,
   WriteCondition,
 } from '../metastore/index.js'
-import { DataTypes } from '../types/index.js'
 
 /**
  * A MetaStore for crash tests: passes everything to `inner` until `writesBeforeCrash` writes have
@@ -67,37 +65,4 @@ export class TestingCrashingMetaStore implements MetaStore {
   }
 
   async close(): Promise<void> {}
-}
-
-/** A log table descriptor for tests: columns id INT, name STRING, dt STRING. */
-export function testLogTable(
-  bucketCount: number,
-  replicationFactor = 1,
-  partitionKeys: string[] = [],
-): TableDescriptor {
-  const schema = Schema.newBuilder()
-    .column('id', DataTypes.INT())
-    .column('name', DataTypes.STRING())
-    .column('dt', DataTypes.STRING())
-    .build()
-  return TableDescriptor.builder()
-    .schema(schema)
-    .distributedBy(bucketCount)
-    .partitionedBy(partitionKeys)
-    .property('table.replication.factor', String(replicationFactor))
-    .build()
-}
-
-/** A primary-key table descriptor for tests: id INT primary key, v STRING. */
-export function testPkTable(bucketCount: number, replicationFactor = 1): TableDescriptor {
-  const schema = Schema.newBuilder()
-    .column('id', DataTypes.INT())
-    .column('v', DataTypes.STRING())
-    .primaryKey('id')
-    .build()
-  return TableDescriptor.builder()
-    .schema(schema)
-    .distributedBy(bucketCount)
-    .property('table.replication.factor', String(replicationFactor))
-    .build()
 }
