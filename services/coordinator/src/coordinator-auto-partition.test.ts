@@ -1,8 +1,8 @@
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { TestingCluster } from './cluster-testing.js'
 import type { CoordinatorServer } from './coordinator-server.js'
-import { testCoordinatorConfig, testTableJson } from './testing.js'
+import { testCoordinatorConfig, testTableJson } from './testing/coordinator-fixtures.js'
+import { TestingCluster } from './testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer

@@ -1,8 +1,8 @@
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { TEST_SERVER_LEASE_MS, TestingCluster } from './cluster-testing.js'
 import type { CoordinatorServer } from './coordinator-server.js'
 import { tcpProbe } from './server-probe.js'
+import { TEST_SERVER_LEASE_MS, TestingCluster } from './testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer

@@ -2,8 +2,8 @@ import { resolvedPartitionSpec } from '@sluice/core/metadata'
 import { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { autoPartitionOps } from './auto-partition-ops.js'
-import { TestingCluster } from './cluster-testing.js'
-import { testCoordinatorConfig } from './testing.js'
+import { testCoordinatorConfig } from './testing/coordinator-fixtures.js'
+import { TestingCluster } from './testing/testing-cluster.js'
 
 let cluster: TestingCluster
 

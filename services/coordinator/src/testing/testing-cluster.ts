@@ -2,9 +2,9 @@ import { Catalog } from '@sluice/core/catalog'
 import type { Configuration } from '@sluice/core/config'
 import { MemoryMetaStore, type MetaStore } from '@sluice/core/metastore'
 import { ServerConnection } from '@sluice/core/rpc'
-import { CoordinatorServer } from './coordinator-server.js'
-import type { ServerProbe } from './server-probe.js'
-import { FakeTabletServer, TestingTime, testCoordinatorConfig } from './testing.js'
+import { CoordinatorServer } from '../coordinator-server.js'
+import type { ServerProbe } from '../server-probe.js'
+import { FakeTabletServer, TestingTime, testCoordinatorConfig } from './coordinator-fixtures.js'
 
 /** Tablet server leases in tests last this long unless renewed. */
 export const TEST_SERVER_LEASE_MS = 60_000

@@ -1,13 +1,13 @@
 import { type ErrorName, FlussError } from '@sluice/core/errors'
 import { partitionName, type ResolvedPartitionSpec, type TableInfo } from '@sluice/core/metadata'
 import type { Clock, Timer, TimerHandle } from '@sluice/core/util'
-import { AutoPartitionManager } from './auto-partition-manager.js'
+import { AutoPartitionManager } from '../auto-partition/auto-partition-manager.js'
 import type {
   AutoPartitionLogger,
   AutoPartitionManagerOptions,
   AutoPartitionTableSource,
   PartitionOps,
-} from './partition-ops.js'
+} from '../auto-partition/partition-ops.js'
 
 /** A clock that moves only when told to. */
 export class TestingClock implements Clock {

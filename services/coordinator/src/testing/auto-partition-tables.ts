@@ -1,7 +1,7 @@
 import type { AutoPartitionTimeUnit } from '@sluice/core/config'
 import { Schema, TableDescriptor, TableInfo, tablePath } from '@sluice/core/metadata'
 import { DataTypes } from '@sluice/core/types'
-import { resolveTimeZone, toInstant } from './time-zone.js'
+import { resolveTimeZone, toInstant } from '../auto-partition/time-zone.js'
 
 /** Test helpers: auto-partitioned tables and local times. */
 
