@@ -1,5 +1,6 @@
+import { expectFlussError } from '@sluice/core/testing'
 import { describe, expect, it } from 'vitest'
-import { expectFlussError, setupManager } from '../testing/auto-partition.js'
+import { setupManager } from '../testing/auto-partition.js'
 import { autoPartitionedTable, localInstant } from '../testing/auto-partition-tables.js'
 import { autoPartitionSettings } from './auto-partition-settings.js'
 

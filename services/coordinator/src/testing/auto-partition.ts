@@ -1,4 +1,4 @@
-import { type ErrorName, FlussError } from '@sluice/core/errors'
+import { FlussError } from '@sluice/core/errors'
 import { partitionName, type ResolvedPartitionSpec, type TableInfo } from '@sluice/core/metadata'
 import type { Clock, Timer, TimerHandle } from '@sluice/core/util'
 import { AutoPartitionManager } from '../auto-partition/auto-partition-manager.js'
@@ -139,18 +139,4 @@ export function setupManager(startMs: number, options: Partial<AutoPartitionMana
     ...options,
   })
   return { clock, ops, manager }
-}
-
-/** Runs `fn` and checks it throws a FlussError named `code` whose message contains `text`. */
-export function expectFlussError(fn: () => unknown, code: ErrorName, text = ''): FlussError {
-  try {
-    fn()
-  } catch (e) {
-    if (!(e instanceof FlussError)) throw new Error(`expected a FlussError(${code}), got ${String(e)}`)
-    if (e.errorName !== code || !e.message.includes(text)) {
-      throw new Error(`expected ${code} containing '${text}', got ${e.errorName}: ${e.message}`)
-    }
-    return e
-  }
-  throw new Error(`expected a FlussError(${code}), got no error`)
 }
