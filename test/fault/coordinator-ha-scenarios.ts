@@ -1,5 +1,5 @@
 import { Connection } from '@sluice/client'
-import { Catalog, type CoordinatorLeaseRecord } from '@sluice/core/catalog'
+import { Catalog, type CoordinatorLeaseRecord } from '@sluice/core/control-plane'
 import { isFlussError } from '@sluice/core/errors'
 import { databaseDescriptor, Schema, TableDescriptor, tablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeIsrAsLeader } from '@sluice/core/catalog'
+import { writeIsrAsLeader } from '@sluice/core/control-plane'
 import { isFlussError } from '@sluice/core/errors'
 import { ServerConnection } from '@sluice/core/rpc'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LocalCluster } from '@sluice/cli/cluster'
 import { Connection } from '@sluice/client'
-import { Catalog } from '@sluice/core/catalog'
+import { Catalog } from '@sluice/core/control-plane'
 import type { MetaStore } from '@sluice/core/metastore'
 
 /**

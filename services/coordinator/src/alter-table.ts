@@ -1,10 +1,10 @@
-import type { TableRecord } from '@sluice/core/catalog'
 import {
   TABLE_DATALAKE_ENABLED,
   TABLE_DATALAKE_FORMAT,
   TABLE_PROPERTY_PREFIX,
   validateAlterTableProperties,
 } from '@sluice/core/config'
+import type { TableRecord } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import { type TableDescriptor, validateTableDescriptor } from '@sluice/core/metadata'
 import type { AlterTableRequest } from '@sluice/core/rpc'

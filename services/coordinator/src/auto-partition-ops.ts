@@ -1,4 +1,4 @@
-import { tableInfoOf } from '@sluice/core/catalog'
+import { tableInfoOf } from '@sluice/core/control-plane'
 import type { ResolvedPartitionSpec, TableInfo } from '@sluice/core/metadata'
 import type { CoordinatorServer } from './coordinator-server.js'
 

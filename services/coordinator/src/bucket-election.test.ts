@@ -1,4 +1,4 @@
-import { initialLeaderAndIsr } from '@sluice/core/catalog'
+import { initialLeaderAndIsr } from '@sluice/core/control-plane'
 import { describe, expect, it } from 'vitest'
 import {
   afterControlledShutdown,

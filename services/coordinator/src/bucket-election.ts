@@ -1,4 +1,4 @@
-import { type LeaderAndIsr, withNewIsr, withNewLeader } from '@sluice/core/catalog'
+import { type LeaderAndIsr, withNewIsr, withNewLeader } from '@sluice/core/control-plane'
 
 /**
  * Leader election for one bucket (Fluss's DefaultLeaderElection): the first replica, in assignment

@@ -1,4 +1,3 @@
-import type { Endpoint } from '@sluice/core/catalog'
 import {
   CLIENT_REQUEST_TIMEOUT,
   type Configuration,
@@ -18,6 +17,7 @@ import {
   SLUICE_RPC_SERVER_REQUEST_TIMEOUT,
   SLUICE_SECURITY_SSL_RELOAD_INTERVAL,
 } from '@sluice/core/config'
+import type { Endpoint } from '@sluice/core/control-plane'
 import type { RpcLogger, RpcServerOptions } from '@sluice/core/rpc'
 import type { ListenerSecurity } from '@sluice/core/security'
 import type { CoordinatorControllerOptions } from './coordinator-controller.js'

@@ -1,4 +1,4 @@
-import type { BucketRecord, PartitionRecord, TableRecord } from '@sluice/core/catalog'
+import type { BucketRecord, PartitionRecord, TableRecord } from '@sluice/core/control-plane'
 import type { BucketRef } from '@sluice/core/metastore'
 import type { PbPhysicalTablePathInit } from '@sluice/core/rpc'
 

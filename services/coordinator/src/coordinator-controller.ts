@@ -1,4 +1,4 @@
-import { type BucketRecord, type Catalog, mapBounded, type TableRecord } from '@sluice/core/catalog'
+import { type BucketRecord, type Catalog, mapBounded, type TableRecord } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 import type { ConnectionPool } from '@sluice/core/rpc'

@@ -1,4 +1,4 @@
-import { type BucketRecord, writeIsrAsLeader } from '@sluice/core/catalog'
+import { type BucketRecord, writeIsrAsLeader } from '@sluice/core/control-plane'
 import {
   BUCKET_SK_PREFIX,
   type ItemValue,

@@ -1,4 +1,4 @@
-import { Catalog, createDatabase, createTable, dropTable } from '@sluice/core/catalog'
+import { Catalog, createDatabase, createTable, dropTable } from '@sluice/core/control-plane'
 import { databaseDescriptor } from '@sluice/core/metadata'
 import { tableItemsPk } from '@sluice/core/metastore'
 import { TestingCrashingMetaStore, testLogTable } from '@sluice/core/testing'

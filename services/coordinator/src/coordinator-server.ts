@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { Catalog, type Endpoint, listenersToString, parseListeners, tableInfoOf } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
   AUTO_PARTITION_CHECK_INTERVAL,
@@ -13,6 +12,13 @@ import {
   SLUICE_COORDINATOR_LEASE_DURATION,
   SLUICE_COORDINATOR_MAX_QUEUED_EVENTS,
 } from '@sluice/core/config'
+import {
+  Catalog,
+  type Endpoint,
+  listenersToString,
+  parseListeners,
+  tableInfoOf,
+} from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'

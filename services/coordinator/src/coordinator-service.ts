@@ -3,7 +3,7 @@ import {
   type ReadOnlyAdminOptions,
   readOnlyAdminHandlers,
   toTablePath,
-} from '@sluice/core/catalog'
+} from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import { type TablePath, tablePathToString, validateTablePath } from '@sluice/core/metadata'
 import type { Handlers } from '@sluice/core/rpc'

@@ -1,4 +1,4 @@
-import { writeIsrAsLeader } from '@sluice/core/catalog'
+import { writeIsrAsLeader } from '@sluice/core/control-plane'
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CoordinatorServer } from './coordinator-server.js'

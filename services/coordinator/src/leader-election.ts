@@ -5,7 +5,7 @@ import {
   type CoordinatorLeaseRecord,
   releaseCoordinatorLease,
   renewCoordinatorLease,
-} from '@sluice/core/catalog'
+} from '@sluice/core/control-plane'
 import { isMetaStoreConflict } from '@sluice/core/metastore'
 import type { Clock } from '@sluice/core/util'
 import { type CoordinatorLogger, errorMessage } from './coordinator-logger.js'

@@ -1,4 +1,4 @@
-import { type Catalog, mapBounded, type TabletServerLeaseRecord } from '@sluice/core/catalog'
+import { type Catalog, mapBounded, type TabletServerLeaseRecord } from '@sluice/core/control-plane'
 import type { ServerProbe } from './server-probe.js'
 
 export interface MembershipChange {

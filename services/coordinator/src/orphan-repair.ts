@@ -9,7 +9,7 @@ import {
   nextTableId,
   setTableState,
   type TableRepair,
-} from '@sluice/core/catalog'
+} from '@sluice/core/control-plane'
 import type { CoordinatorContext } from './coordinator-context.js'
 import type { CoordinatorLogger } from './coordinator-logger.js'
 import type { ReplicaCleanup } from './replica-cleanup.js'

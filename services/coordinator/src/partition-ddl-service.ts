@@ -1,4 +1,4 @@
-import { bucketCountOf, createPartition, dropPartition, type TableRecord } from '@sluice/core/catalog'
+import { bucketCountOf, createPartition, dropPartition, type TableRecord } from '@sluice/core/control-plane'
 import { assert, FlussError } from '@sluice/core/errors'
 import {
   partitionSpecFromName,

@@ -5,7 +5,7 @@ import {
   deleteTableItems,
   type PartitionRecord,
   type TableRecord,
-} from '@sluice/core/catalog'
+} from '@sluice/core/control-plane'
 import { type CoordinatorLogger, errorMessage } from './coordinator-logger.js'
 import type { TabletServerMembership } from './membership.js'
 import type { ReplicaNotifier, StopReplicaNotice } from './replica-notifier.js'

@@ -5,7 +5,7 @@ import {
   type LeaderAndIsr,
   mapBounded,
   updateBucketAsCoordinator,
-} from '@sluice/core/catalog'
+} from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { BucketRef } from '@sluice/core/metastore'
 import { afterControlledShutdown, afterReplicaLoss, afterServersReturn } from './bucket-election.js'

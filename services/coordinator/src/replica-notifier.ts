@@ -1,4 +1,4 @@
-import type { LeaderAndIsr } from '@sluice/core/catalog'
+import type { LeaderAndIsr } from '@sluice/core/control-plane'
 import { errorByCode, toFlussError } from '@sluice/core/errors'
 import type { BucketRef } from '@sluice/core/metastore'
 import type { ConnectionPool, PbPhysicalTablePathInit, ServerEndpoint } from '@sluice/core/rpc'

@@ -1,13 +1,4 @@
 import {
-  type Catalog,
-  createDatabase,
-  createTable,
-  dropDatabase,
-  dropTable,
-  type TableRecord,
-  updateTableDescriptor,
-} from '@sluice/core/catalog'
-import {
   ALLOW_CREATE_KV_TABLES,
   ALLOW_CREATE_LOG_TABLES,
   type Configuration,
@@ -17,6 +8,15 @@ import {
   MAX_BUCKET_NUM,
   MAX_PARTITION_NUM,
 } from '@sluice/core/config'
+import {
+  type Catalog,
+  createDatabase,
+  createTable,
+  dropDatabase,
+  dropTable,
+  type TableRecord,
+  updateTableDescriptor,
+} from '@sluice/core/control-plane'
 import { assert } from '@sluice/core/errors'
 import {
   databaseDescriptor,

@@ -1,5 +1,4 @@
 import { type BlobStore, createBlobStore } from '@sluice/core/blobstore'
-import { Catalog, readOnlyAdminHandlers } from '@sluice/core/catalog'
 import {
   type Configuration,
   INTERNAL_LISTENER_NAME,
@@ -12,6 +11,7 @@ import {
   SLUICE_CATALOG_CACHE_TTL,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
+import { Catalog, readOnlyAdminHandlers } from '@sluice/core/control-plane'
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { type ProcessMetrics, startProcessMetrics } from '@sluice/core/metrics'

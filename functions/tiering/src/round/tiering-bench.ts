@@ -1,6 +1,6 @@
 import { ArrowBatchWriter, DEFAULT_COMPRESSION, initArrowCodecs, writeArrowStream } from '@sluice/core/arrow'
 import { MemoryBlobStore } from '@sluice/core/blobstore'
-import { Catalog, createDatabase, createTable, tableInfoOf } from '@sluice/core/catalog'
+import { Catalog, createDatabase, createTable, tableInfoOf } from '@sluice/core/control-plane'
 import {
   databaseDescriptor,
   Schema,

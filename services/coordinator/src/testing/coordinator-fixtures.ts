@@ -1,11 +1,11 @@
+import { Configuration } from '@sluice/core/config'
 import {
   type Catalog,
   parseListeners,
   registerTabletServer,
   renewTabletServerLease,
   type TabletServerLeaseRecord,
-} from '@sluice/core/catalog'
-import { Configuration } from '@sluice/core/config'
+} from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import { type NotifyLeaderAndIsrRequest, RpcServer, type StopReplicaRequest } from '@sluice/core/rpc'
 import type { Clock, Timer, TimerCallback, TimerHandle } from '@sluice/core/util'

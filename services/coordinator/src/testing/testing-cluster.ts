@@ -1,5 +1,5 @@
-import { Catalog } from '@sluice/core/catalog'
 import type { Configuration } from '@sluice/core/config'
+import { Catalog } from '@sluice/core/control-plane'
 import { MemoryMetaStore, type MetaStore } from '@sluice/core/metastore'
 import { ServerConnection } from '@sluice/core/rpc'
 import { CoordinatorServer } from '../coordinator-server.js'

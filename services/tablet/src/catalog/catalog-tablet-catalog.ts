@@ -6,7 +6,7 @@ import {
   renewTabletServerLease,
   type TabletServerLeaseRecord,
   tableInfoOf,
-} from '@sluice/core/catalog'
+} from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { Schema, TableBucket, TableInfo } from '@sluice/core/metadata'
 import { allocateId, COUNTERS, type MetaStore, serverKey } from '@sluice/core/metastore'

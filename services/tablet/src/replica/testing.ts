@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { LeaderAndIsr } from '@sluice/core/catalog'
+import type { LeaderAndIsr } from '@sluice/core/control-plane'
 import { TableInfo, tablePath } from '@sluice/core/metadata'
 import { testLogTable } from '@sluice/core/testing'
 import { LOG_TABLET_DEFAULTS, LogTablet, TestingClock, testBatch } from '../log/index.js'

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import type { BlobStore } from '@sluice/core/blobstore'
-import { parseListeners } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
   AUTHORIZER_ENABLED,
@@ -29,6 +28,7 @@ import {
   TABLET_SERVER_ID,
   TABLET_SERVER_RACK,
 } from '@sluice/core/config'
+import { parseListeners } from '@sluice/core/control-plane'
 import { assert, FlussError } from '@sluice/core/errors'
 import type { MetaStore } from '@sluice/core/metastore'
 import type { MetricRegistry } from '@sluice/core/metrics'

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ArrowBatchReader, ArrowBatchWriter, type ArrowCompressionInfo } from '@sluice/core/arrow'
 import { MemoryBlobStore } from '@sluice/core/blobstore'
-import { Catalog, createDatabase, createTable, readOnlyAdminHandlers } from '@sluice/core/catalog'
 import {
   BIND_LISTENERS,
   Configuration,
@@ -15,6 +14,7 @@ import {
   TABLET_SERVER_CONTROLLED_SHUTDOWN_MAX_RETRIES,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
+import { Catalog, createDatabase, createTable, readOnlyAdminHandlers } from '@sluice/core/control-plane'
 import { databaseDescriptor, Schema, TableDescriptor, type TableInfo, tablePath } from '@sluice/core/metadata'
 import { MemoryMetaStore } from '@sluice/core/metastore'
 import { buildLogBatch, MemoryLogRecords } from '@sluice/core/record'
