@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { writeIsrAsLeader } from '@sluice/core/control-plane'
 import { isFlussError } from '@sluice/core/errors'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitUntil } from '../harness/index.js'
 import { AckingWriter } from './acking-writer.js'
@@ -122,7 +122,7 @@ export async function zombieLeaderScenario(f: ReplicationFixture): Promise<void>
   const atPause = await f.bucketOf(path)
   const zombie = atPause.leaderAndIsr.leader as number
   const zombieProcess = f.tc.cluster.tablet(zombie)
-  const toZombie = await ServerConnection.connect({ host: zombieProcess.host, port: zombieProcess.port })
+  const toZombie = await ClientConnection.connect({ host: zombieProcess.host, port: zombieProcess.port })
   const writerConnection = await f.writerConnection()
   try {
     const table = await writerConnection.getTable(path)

@@ -5,9 +5,9 @@ import {
   type ApiName,
   type ApiRequestInit,
   type ApiResponse,
+  type ClientConnection,
   type ConnectionPool,
   type MetadataResponse,
-  type ServerConnection,
   type ServerEndpoint,
 } from '@sluice/core/rpc'
 import { exponentialBackoffMs, sleep } from '@sluice/core/util'
@@ -84,7 +84,7 @@ export class MetadataUpdater {
   }
 
   /** The pooled connection to a server named in metadata. */
-  connection(node: ServerNode): Promise<ServerConnection> {
+  connection(node: ServerNode): Promise<ClientConnection> {
     return this.#pool.get(endpointOf(node))
   }
 
@@ -129,7 +129,7 @@ export class MetadataUpdater {
     const deadline = Date.now() + this.#options.requestTimeoutMs
     for (let attempt = 1; ; attempt++) {
       const coordinator = this.#cluster.coordinator
-      let connection: ServerConnection | undefined
+      let connection: ClientConnection | undefined
       let error: FlussError | undefined
       if (coordinator === undefined) {
         error = new FlussError('NETWORK_EXCEPTION', 'The metadata names no coordinator server')

@@ -7,7 +7,7 @@ import {
   tableDescriptorFromJson,
 } from '../metadata/index.js'
 import { MemoryMetaStore } from '../metastore/index.js'
-import { RpcServer, ServerConnection } from '../rpc/index.js'
+import { ClientConnection, RpcServer } from '../rpc/index.js'
 import { testLogTable, testPkTable } from '../testing/test-tables.js'
 import { readOnlyAdminHandlers } from './admin-handlers.js'
 import { withNewLeader } from './bucket-item.js'
@@ -22,7 +22,7 @@ import type { TableRecord } from './table-items.js'
 const now = 1_000_000
 const catalog = new Catalog(new MemoryMetaStore(), { nowMs: () => now })
 let server: RpcServer
-let client: ServerConnection
+let client: ClientConnection
 let partitioned: TableRecord
 
 async function seed() {
@@ -94,7 +94,7 @@ beforeAll(async () => {
   await seed()
   server = new RpcServer({ role: 'tablet' }).registerAll(readOnlyAdminHandlers(catalog))
   const { port } = await server.start()
-  client = await ServerConnection.connect({ host: '127.0.0.1', port })
+  client = await ClientConnection.connect({ host: '127.0.0.1', port })
 })
 
 afterAll(async () => {

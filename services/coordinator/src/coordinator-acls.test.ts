@@ -1,5 +1,5 @@
 import type { FlussError } from '@sluice/core/errors'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import {
   type AclBinding,
   ANY_ACL_FILTER,
@@ -18,7 +18,7 @@ import { TestingCluster } from './testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer
-const connections: ServerConnection[] = []
+const connections: ClientConnection[] = []
 
 const PASSWORDS = { admin: 'admin-pw', alice: 'alice-pw', bob: 'bob-pw' } as const
 type User = keyof typeof PASSWORDS
@@ -50,7 +50,7 @@ afterEach(async () => {
 async function as(user: User | 'server', listener = 'CLIENT') {
   const port = coordinator.boundEndpoints.find(e => e.listenerName === listener)?.port ?? 0
   const password = user === 'server' ? 'server-pw' : PASSWORDS[user]
-  const c = await ServerConnection.connect({
+  const c = await ClientConnection.connect({
     host: '127.0.0.1',
     port,
     security: { sasl: { mechanism: 'PLAIN', username: user, password } },
@@ -141,7 +141,7 @@ describe('coordinator with authorizer.enabled', () => {
 describe('coordinator without an authorizer', () => {
   it('answers ACL requests with SECURITY_DISABLED_EXCEPTION', async () => {
     const plain = await cluster.startCoordinator('c2', { config: testCoordinatorConfig() })
-    const c = await ServerConnection.connect({ host: '127.0.0.1', port: plain.boundEndpoints[0].port })
+    const c = await ClientConnection.connect({ host: '127.0.0.1', port: plain.boundEndpoints[0].port })
     connections.push(c)
     const e = await failure(c.request('LIST_ACLS', { aclFilter: toPbAclFilter(ANY_ACL_FILTER) }))
     expect(e.errorName).toBe('SECURITY_DISABLED_EXCEPTION')

@@ -1,4 +1,4 @@
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CoordinatorServer } from './coordinator-server.js'
 import { testCoordinatorConfig, testTableJson } from './testing/coordinator-fixtures.js'
@@ -6,7 +6,7 @@ import { TestingCluster } from './testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer
-let client: ServerConnection
+let client: ClientConnection
 
 const HOUR_MS = 3_600_000
 /** Hourly checks; slow background loops, since the tests move the clock by whole hours. */

@@ -1,14 +1,14 @@
 import type { FlussError } from '@sluice/core/errors'
 import { schemaFromJson, tableDescriptorFromJson, tableDescriptorToJson } from '@sluice/core/metadata'
 import { tableItemsPk } from '@sluice/core/metastore'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CoordinatorServer } from './coordinator-server.js'
 import { TestingCluster } from './testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer
-let client: ServerConnection
+let client: ClientConnection
 
 const path = (tableName: string, databaseName = 'db') => ({ databaseName, tableName })
 const json = (value: unknown) => Buffer.from(JSON.stringify(value))

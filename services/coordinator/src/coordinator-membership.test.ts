@@ -1,4 +1,4 @@
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CoordinatorServer } from './coordinator-server.js'
 import { tcpProbe } from './server-probe.js'
@@ -6,7 +6,7 @@ import { TEST_SERVER_LEASE_MS, TestingCluster } from './testing/testing-cluster.
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer
-let client: ServerConnection
+let client: ClientConnection
 
 async function createTable(tableName: string, buckets: number, rf: number) {
   const tableJson = Buffer.from(

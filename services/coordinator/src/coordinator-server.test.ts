@@ -1,5 +1,5 @@
 import { resolvedPartitionSpec } from '@sluice/core/metadata'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { autoPartitionOps } from './auto-partition-ops.js'
 import { testCoordinatorConfig } from './testing/coordinator-fixtures.js'
@@ -24,7 +24,7 @@ describe('CoordinatorServer', () => {
     const lease = await cluster.catalog.activeCoordinator()
     expect([lease?.host, lease?.port]).toEqual(['10.1.1.1', 9123])
     const client = coordinator.boundEndpoints.find(e => e.listenerName === 'CLIENT')
-    const connection = await ServerConnection.connect({ host: '127.0.0.1', port: client?.port ?? 0 })
+    const connection = await ClientConnection.connect({ host: '127.0.0.1', port: client?.port ?? 0 })
     const metadata = await connection.request('GET_METADATA', {})
     connection.close()
     expect([metadata.coordinatorServer?.host, metadata.coordinatorServer?.port]).toEqual([
@@ -37,7 +37,7 @@ describe('CoordinatorServer', () => {
     const config = testCoordinatorConfig({ 'bind.listeners': 'FLUSS://127.0.0.1:0,CLIENT://127.0.0.1:0' })
     const coordinator = await cluster.startCoordinator('c1', { config })
     for (const endpoint of coordinator.endpoints) {
-      const connection = await ServerConnection.connect({ host: '127.0.0.1', port: endpoint.port })
+      const connection = await ClientConnection.connect({ host: '127.0.0.1', port: endpoint.port })
       const metadata = await connection.request('GET_METADATA', {})
       connection.close()
       expect(metadata.coordinatorServer?.port).toBe(endpoint.port)

@@ -1,12 +1,12 @@
 import { writeIsrAsLeader } from '@sluice/core/control-plane'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CoordinatorServer } from './coordinator-server.js'
 import { TEST_SERVER_LEASE_MS, TestingCluster } from './testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer
-let client: ServerConnection
+let client: ClientConnection
 
 async function createTable(tableName: string, buckets: number, rf: number) {
   const tableJson = Buffer.from(

@@ -1,7 +1,7 @@
 import type { Configuration } from '@sluice/core/config'
 import { Catalog } from '@sluice/core/control-plane'
 import { MemoryMetaStore, type MetaStore } from '@sluice/core/metastore'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import { CoordinatorServer } from '../coordinator-server.js'
 import type { ServerProbe } from '../server-probe.js'
 import { FakeTabletServer, TestingTime, testCoordinatorConfig } from './coordinator-fixtures.js'
@@ -19,7 +19,7 @@ export class TestingCluster {
   readonly catalog: Catalog
   readonly servers = new Map<number, FakeTabletServer>()
   readonly #coordinators: CoordinatorServer[] = []
-  readonly #connections: ServerConnection[] = []
+  readonly #connections: ClientConnection[] = []
 
   /** `store`: the metadata store of every party (default a fresh MemoryMetaStore). */
   constructor(options: { store?: MetaStore } = {}) {
@@ -70,8 +70,8 @@ export class TestingCluster {
     return coordinator
   }
 
-  async connect(coordinator: CoordinatorServer): Promise<ServerConnection> {
-    const connection = await ServerConnection.connect({
+  async connect(coordinator: CoordinatorServer): Promise<ClientConnection> {
+    const connection = await ClientConnection.connect({
       host: '127.0.0.1',
       port: coordinator.boundEndpoints[0].port,
     })

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { FlussError } from '../errors/index.js'
+import { ClientConnection, type ClientConnectionOptions } from './client-connection.js'
 import type { ProduceLogRequestInit } from './generated/fluss-api.js'
 import { RpcServer, type RpcServerOptions } from './server.js'
-import { ServerConnection, type ServerConnectionOptions } from './server-connection.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -18,8 +18,8 @@ async function startServer(options: Partial<RpcServerOptions> = {}, setup?: (s: 
   return { server, port }
 }
 
-async function connect(port: number, options: Partial<ServerConnectionOptions> = {}) {
-  const connection = await ServerConnection.connect({ host: '127.0.0.1', port, ...options })
+async function connect(port: number, options: Partial<ClientConnectionOptions> = {}) {
+  const connection = await ClientConnection.connect({ host: '127.0.0.1', port, ...options })
   cleanups.push(() => connection.close())
   return connection
 }
@@ -47,7 +47,7 @@ const gate = () => {
   return { opened, open }
 }
 
-describe('ServerConnection version negotiation', () => {
+describe('ClientConnection version negotiation', () => {
   it('uses the highest version both sides support and refuses APIs the server does not advertise', async () => {
     const versions: Record<string, number> = {}
     const { port } = await startServer({}, s =>
@@ -84,7 +84,7 @@ describe('ServerConnection version negotiation', () => {
   it('rejects a server of the wrong type, and accepts one that does not say', async () => {
     const tablet = await startServer()
     const mismatch = await failure(
-      ServerConnection.connect({ host: '127.0.0.1', port: tablet.port, expectedRole: 'coordinator' }),
+      ClientConnection.connect({ host: '127.0.0.1', port: tablet.port, expectedRole: 'coordinator' }),
     )
     expect(mismatch.errorName).toBe('NETWORK_EXCEPTION')
     expect(mismatch.message).toMatch(/expected coordinator, got tablet server/)
@@ -93,7 +93,7 @@ describe('ServerConnection version negotiation', () => {
   })
 })
 
-describe('ServerConnection requests', () => {
+describe('ClientConnection requests', () => {
   it('turns error responses into the server FlussError', async () => {
     const { port } = await startServer({}, s =>
       s.register('LIST_TABLES', () => {
@@ -167,11 +167,11 @@ describe('ServerConnection requests', () => {
   })
 })
 
-describe('ServerConnection.connect', () => {
+describe('ClientConnection.connect', () => {
   it('fails with NETWORK_EXCEPTION when nothing listens', async () => {
     const { port, server } = await startServer()
     await server.close(0)
-    const error = await failure(ServerConnection.connect({ host: '127.0.0.1', port }))
+    const error = await failure(ClientConnection.connect({ host: '127.0.0.1', port }))
     expect(error.errorName).toBe('NETWORK_EXCEPTION')
   })
 
@@ -180,7 +180,7 @@ describe('ServerConnection.connect', () => {
     await new Promise<void>(r => silent.listen(0, '127.0.0.1', r))
     cleanups.push(() => new Promise(r => silent.close(r)))
     const port = (silent.address() as { port: number }).port
-    const error = await failure(ServerConnection.connect({ host: '127.0.0.1', port, connectTimeoutMs: 50 }))
+    const error = await failure(ClientConnection.connect({ host: '127.0.0.1', port, connectTimeoutMs: 50 }))
     expect(error.errorName).toBe('NETWORK_EXCEPTION')
     expect(error.message).toMatch(/timed out after 50 ms/)
   })

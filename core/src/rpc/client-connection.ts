@@ -16,7 +16,7 @@ import { ServerApiVersions } from './api-versions.js'
 import { decodeErrorBody, encodeRequest, parseResponseFrame, ResponseType } from './frame.js'
 import { FrameDecoder } from './frame-decoder.js'
 
-export interface ServerConnectionOptions {
+export interface ClientConnectionOptions {
   readonly host: string
   readonly port: number
   /** The role the caller believes the server has; checked against ApiVersions when both are known. */
@@ -65,9 +65,9 @@ const MAX_SASL_ROUNDS = 8
  * everything outstanding with NETWORK_EXCEPTION (retriable); error frames become the server's
  * FlussError.
  */
-export class ServerConnection {
+export class ClientConnection {
   readonly endpoint: string
-  readonly #options: ServerConnectionOptions
+  readonly #options: ClientConnectionOptions
   readonly #socket: Socket
   readonly #decoder: FrameDecoder
   readonly #pending = new Map<number, Pending>()
@@ -80,13 +80,13 @@ export class ServerConnection {
   #idleTimer: NodeJS.Timeout | undefined
 
   /** Opens a connection and completes the ApiVersions handshake. */
-  static async connect(options: ServerConnectionOptions): Promise<ServerConnection> {
-    const connection = new ServerConnection(options)
+  static async connect(options: ClientConnectionOptions): Promise<ClientConnection> {
+    const connection = new ClientConnection(options)
     await connection.#handshake()
     return connection
   }
 
-  private constructor(options: ServerConnectionOptions) {
+  private constructor(options: ClientConnectionOptions) {
     this.#options = options
     this.endpoint = `${options.host}:${options.port}`
     const maxFrameBytes =
