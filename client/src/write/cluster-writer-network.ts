@@ -20,7 +20,7 @@ export type WriteApi =
     }
 
 /** The writer's view of the cluster through the connection's MetadataUpdater. */
-export class MetadataWriterNetwork implements WriterNetwork {
+export class ClusterWriterNetwork implements WriterNetwork {
   readonly tableId: number
 
   constructor(
