@@ -26,7 +26,7 @@ export interface OrphanRepairDeps {
 }
 
 /**
- * Finds and repairs what interrupted DDL left behind (see the protocols in core/src/catalog). Table
+ * Finds and repairs what interrupted DDL left behind (see the protocols in core/src/control-plane). Table
  * items cannot be listed without a pointer, so the repair visits table ids: all ids below the id
  * counter on its first run after activation, then only ids allocated since, plus creations it found
  * too young to judge. Partitions of the known partitioned tables are inspected on every run.
