@@ -2,8 +2,8 @@ import type { Configuration } from '@sluice/core/config'
 import { Catalog } from '@sluice/core/control-plane'
 import { MemoryMetaStore, type MetaStore } from '@sluice/core/metastore'
 import { ClientConnection } from '@sluice/core/rpc'
-import { CoordinatorServer } from '../coordinator-server.js'
-import type { ServerProbe } from '../server-probe.js'
+import type { ServerProbe } from '../membership/server-probe.js'
+import { CoordinatorServer } from '../server/coordinator-server.js'
 import { FakeTabletServer, TestingTime, testCoordinatorConfig } from './coordinator-fixtures.js'
 
 /** Tablet server leases in tests last this long unless renewed. */

@@ -7,9 +7,9 @@ import {
   type WriteCondition,
 } from '@sluice/core/metastore'
 import { afterEach, describe, expect, it } from 'vitest'
+import { TestingTime } from '../testing/coordinator-fixtures.js'
+import { TEST_SERVER_LEASE_MS, TestingCluster } from '../testing/testing-cluster.js'
 import { CoordinatorFencedError } from './replica-leadership.js'
-import { TestingTime } from './testing/coordinator-fixtures.js'
-import { TEST_SERVER_LEASE_MS, TestingCluster } from './testing/testing-cluster.js'
 
 /** A deterministic pseudo-random sequence in [0, 1). */
 function prng(seed: number): () => number {

@@ -28,12 +28,12 @@ import {
   validateDatabaseName,
   validateTablePath,
 } from '@sluice/core/metadata'
-import { type AssignmentOptions, assignReplicas } from './assignment.js'
-import type { CoordinatorContext } from './coordinator-context.js'
-import type { TabletServerMembership } from './membership.js'
-import type { ReplicaCleanup } from './replica-cleanup.js'
-import type { ReplicaLeadership } from './replica-leadership.js'
-import { retriableWhileServersJoin } from './servers-joining.js'
+import { type AssignmentOptions, assignReplicas } from '../assignment/assignment.js'
+import type { ReplicaCleanup } from '../assignment/replica-cleanup.js'
+import type { ReplicaLeadership } from '../assignment/replica-leadership.js'
+import type { TabletServerMembership } from '../membership/membership.js'
+import { retriableWhileServersJoin } from '../membership/servers-joining.js'
+import type { CoordinatorContext } from '../server/coordinator-context.js'
 
 /** Cluster settings DDL applies (Fluss's cluster options). */
 export interface DdlSettings

@@ -7,7 +7,7 @@ import {
 import { FlussError } from '@sluice/core/errors'
 import { type TablePath, tablePathToString, validateTablePath } from '@sluice/core/metadata'
 import type { Handlers } from '@sluice/core/rpc'
-import { alteredDescriptor } from './alter-table.js'
+import { alteredDescriptor } from '../ddl/alter-table.js'
 import type { CoordinatorController } from './coordinator-controller.js'
 
 /** The DDL APIs (Fluss's AdminGateway) this coordinator serves. */

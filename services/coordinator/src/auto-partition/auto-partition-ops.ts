@@ -1,6 +1,6 @@
 import { tableInfoOf } from '@sluice/core/control-plane'
 import type { ResolvedPartitionSpec, TableInfo } from '@sluice/core/metadata'
-import type { CoordinatorServer } from './coordinator-server.js'
+import type { CoordinatorServer } from '../server/coordinator-server.js'
 
 /**
  * What an auto-partition manager needs from the coordinator (the table source and partition

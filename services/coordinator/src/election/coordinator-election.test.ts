@@ -1,8 +1,8 @@
 import type { FlussError } from '@sluice/core/errors'
 import { coordinatorKey, tableItemsPk } from '@sluice/core/metastore'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { TestingTime } from './testing/coordinator-fixtures.js'
-import { TestingCluster } from './testing/testing-cluster.js'
+import { TestingTime } from '../testing/coordinator-fixtures.js'
+import { TestingCluster } from '../testing/testing-cluster.js'
 
 /** sluice.coordinator.lease-duration default. */
 const LEASE_MS = 15_000

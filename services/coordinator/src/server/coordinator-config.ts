@@ -20,8 +20,8 @@ import {
 import type { Endpoint } from '@sluice/core/control-plane'
 import type { RpcLogger, RpcServerOptions } from '@sluice/core/rpc'
 import type { ListenerSecurity } from '@sluice/core/security'
+import { ddlSettings } from '../ddl/table-ddl-service.js'
 import type { CoordinatorControllerOptions } from './coordinator-controller.js'
-import { ddlSettings } from './table-ddl-service.js'
 
 /** The coordinator's settings read from its configuration (every key's default applies when unset). */
 

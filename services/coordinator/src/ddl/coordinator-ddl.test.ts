@@ -3,8 +3,8 @@ import { schemaFromJson, tableDescriptorFromJson, tableDescriptorToJson } from '
 import { tableItemsPk } from '@sluice/core/metastore'
 import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { CoordinatorServer } from './coordinator-server.js'
-import { TestingCluster } from './testing/testing-cluster.js'
+import type { CoordinatorServer } from '../server/coordinator-server.js'
+import { TestingCluster } from '../testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer

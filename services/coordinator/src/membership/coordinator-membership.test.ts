@@ -1,8 +1,8 @@
 import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { CoordinatorServer } from './coordinator-server.js'
+import type { CoordinatorServer } from '../server/coordinator-server.js'
+import { TEST_SERVER_LEASE_MS, TestingCluster } from '../testing/testing-cluster.js'
 import { tcpProbe } from './server-probe.js'
-import { TEST_SERVER_LEASE_MS, TestingCluster } from './testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer

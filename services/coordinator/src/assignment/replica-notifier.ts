@@ -3,8 +3,8 @@ import { errorByCode, toFlussError } from '@sluice/core/errors'
 import type { BucketRef } from '@sluice/core/metastore'
 import type { ConnectionPool, PbPhysicalTablePathInit, ServerEndpoint } from '@sluice/core/rpc'
 import { exponentialBackoffMs, type Timer, type TimerHandle } from '@sluice/core/util'
-import { bucketId } from './coordinator-context.js'
-import type { CoordinatorLogger } from './coordinator-logger.js'
+import { bucketId } from '../server/coordinator-context.js'
+import type { CoordinatorLogger } from '../server/coordinator-logger.js'
 
 export interface LeaderAndIsrNotice {
   readonly physicalTablePath: PbPhysicalTablePathInit

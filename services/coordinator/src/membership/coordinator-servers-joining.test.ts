@@ -1,7 +1,7 @@
 import type { FlussError } from '@sluice/core/errors'
 import { afterEach, describe, expect, it } from 'vitest'
-import { testTableJson } from './testing/coordinator-fixtures.js'
-import { TestingCluster } from './testing/testing-cluster.js'
+import { testTableJson } from '../testing/coordinator-fixtures.js'
+import { TestingCluster } from '../testing/testing-cluster.js'
 
 let cluster: TestingCluster
 

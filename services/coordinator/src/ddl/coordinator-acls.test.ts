@@ -12,9 +12,9 @@ import {
   userPrincipal,
 } from '@sluice/core/security'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { CoordinatorServer } from './coordinator-server.js'
-import { testCoordinatorConfig } from './testing/coordinator-fixtures.js'
-import { TestingCluster } from './testing/testing-cluster.js'
+import type { CoordinatorServer } from '../server/coordinator-server.js'
+import { testCoordinatorConfig } from '../testing/coordinator-fixtures.js'
+import { TestingCluster } from '../testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer

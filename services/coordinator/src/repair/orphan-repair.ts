@@ -10,10 +10,10 @@ import {
   setTableState,
   type TableRepair,
 } from '@sluice/core/control-plane'
-import type { CoordinatorContext } from './coordinator-context.js'
-import type { CoordinatorLogger } from './coordinator-logger.js'
-import type { ReplicaCleanup } from './replica-cleanup.js'
-import type { ReplicaLeadership } from './replica-leadership.js'
+import type { ReplicaCleanup } from '../assignment/replica-cleanup.js'
+import type { ReplicaLeadership } from '../assignment/replica-leadership.js'
+import type { CoordinatorContext } from '../server/coordinator-context.js'
+import type { CoordinatorLogger } from '../server/coordinator-logger.js'
 
 export interface OrphanRepairDeps {
   readonly catalog: Catalog

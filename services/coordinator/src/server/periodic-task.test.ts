@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { TestingTime } from '../testing/coordinator-fixtures.js'
 import { PeriodicTask } from './periodic-task.js'
-import { TestingTime } from './testing/coordinator-fixtures.js'
 
 describe('PeriodicTask', () => {
   it('runs every interval after the previous run, survives failures and stops', async () => {

@@ -1,9 +1,9 @@
 import { resolvedPartitionSpec } from '@sluice/core/metadata'
 import { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { autoPartitionOps } from './auto-partition-ops.js'
-import { testCoordinatorConfig } from './testing/coordinator-fixtures.js'
-import { TestingCluster } from './testing/testing-cluster.js'
+import { autoPartitionOps } from '../auto-partition/auto-partition-ops.js'
+import { testCoordinatorConfig } from '../testing/coordinator-fixtures.js'
+import { TestingCluster } from '../testing/testing-cluster.js'
 
 let cluster: TestingCluster
 

@@ -34,18 +34,18 @@ import {
   serverListenerSecurity,
 } from '@sluice/core/security'
 import { type Clock, SerialExecutor, SYSTEM_CLOCK, SYSTEM_TIMER, type Timer } from '@sluice/core/util'
+import type { AssignmentOptions } from '../assignment/assignment.js'
+import { autoPartitionOps } from '../auto-partition/auto-partition-ops.js'
+import { AutoPartitionManager } from '../auto-partition/index.js'
+import { CoordinatorLeaderElection } from '../election/leader-election.js'
+import { type ServerProbe, tcpProbe } from '../membership/server-probe.js'
 import { advertisedFromBound } from './advertised-endpoints.js'
-import type { AssignmentOptions } from './assignment.js'
-import { AutoPartitionManager } from './auto-partition/index.js'
-import { autoPartitionOps } from './auto-partition-ops.js'
 import { controllerSettings, loopIntervals, rpcServerOptions } from './coordinator-config.js'
 import { CoordinatorController } from './coordinator-controller.js'
 import { type CoordinatorLogger, SILENT_COORDINATOR_LOGGER } from './coordinator-logger.js'
 import { coordinatorMetrics } from './coordinator-metrics.js'
 import { coordinatorHandlers } from './coordinator-service.js'
-import { CoordinatorLeaderElection } from './leader-election.js'
 import { PeriodicTask } from './periodic-task.js'
-import { type ServerProbe, tcpProbe } from './server-probe.js'
 
 export interface CoordinatorServerDeps {
   readonly config: Configuration

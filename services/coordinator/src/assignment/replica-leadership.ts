@@ -8,10 +8,10 @@ import {
 } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { BucketRef } from '@sluice/core/metastore'
+import type { MembershipChange, TabletServerMembership } from '../membership/membership.js'
+import type { CoordinatorContext } from '../server/coordinator-context.js'
+import type { CoordinatorLogger } from '../server/coordinator-logger.js'
 import { afterControlledShutdown, afterReplicaLoss, afterServersReturn } from './bucket-election.js'
-import type { CoordinatorContext } from './coordinator-context.js'
-import type { CoordinatorLogger } from './coordinator-logger.js'
-import type { MembershipChange, TabletServerMembership } from './membership.js'
 import type { LeaderAndIsrNotice, ReplicaNotifier, StopReplicaNotice } from './replica-notifier.js'
 
 export interface ReplicaLeadershipDeps {

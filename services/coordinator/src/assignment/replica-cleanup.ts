@@ -6,8 +6,8 @@ import {
   type PartitionRecord,
   type TableRecord,
 } from '@sluice/core/control-plane'
-import { type CoordinatorLogger, errorMessage } from './coordinator-logger.js'
-import type { TabletServerMembership } from './membership.js'
+import type { TabletServerMembership } from '../membership/membership.js'
+import { type CoordinatorLogger, errorMessage } from '../server/coordinator-logger.js'
 import type { ReplicaNotifier, StopReplicaNotice } from './replica-notifier.js'
 
 export interface ReplicaCleanupDeps {

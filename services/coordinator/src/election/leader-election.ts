@@ -8,7 +8,7 @@ import {
 } from '@sluice/core/control-plane'
 import { isMetaStoreConflict } from '@sluice/core/metastore'
 import type { Clock } from '@sluice/core/util'
-import { type CoordinatorLogger, errorMessage } from './coordinator-logger.js'
+import { type CoordinatorLogger, errorMessage } from '../server/coordinator-logger.js'
 
 export interface ElectionListener {
   /** This coordinator now holds the lease with a new coordinatorEpoch. */

@@ -3,7 +3,7 @@ import { databaseDescriptor } from '@sluice/core/metadata'
 import { tableItemsPk } from '@sluice/core/metastore'
 import { TestingCrashingMetaStore, testLogTable } from '@sluice/core/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { TestingCluster } from './testing/testing-cluster.js'
+import { TestingCluster } from '../testing/testing-cluster.js'
 
 /** sluice.coordinator.orphan-grace-period default. */
 const GRACE_MS = 120_000

@@ -1,8 +1,8 @@
 import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { CoordinatorServer } from './coordinator-server.js'
-import { testCoordinatorConfig, testTableJson } from './testing/coordinator-fixtures.js'
-import { TestingCluster } from './testing/testing-cluster.js'
+import type { CoordinatorServer } from '../server/coordinator-server.js'
+import { testCoordinatorConfig, testTableJson } from '../testing/coordinator-fixtures.js'
+import { TestingCluster } from '../testing/testing-cluster.js'
 
 let cluster: TestingCluster
 let coordinator: CoordinatorServer

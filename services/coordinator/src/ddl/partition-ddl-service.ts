@@ -8,8 +8,8 @@ import {
   validatePartitionSpec,
 } from '@sluice/core/metadata'
 import type { PbPartitionSpec } from '@sluice/core/rpc'
-import { assignReplicas } from './assignment.js'
-import { retriableWhileServersJoin } from './servers-joining.js'
+import { assignReplicas } from '../assignment/assignment.js'
+import { retriableWhileServersJoin } from '../membership/servers-joining.js'
 import { type DdlDeps, placement } from './table-ddl-service.js'
 
 /**
