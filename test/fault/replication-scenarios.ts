@@ -3,13 +3,12 @@ import { join } from 'node:path'
 import { writeIsrAsLeader } from '@sluice/core/control-plane'
 import { isFlussError } from '@sluice/core/errors'
 import { ClientConnection } from '@sluice/core/rpc'
+import { sleep } from '@sluice/core/util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitUntil } from '../harness/index.js'
 import { AckingWriter } from './acking-writer.js'
 import { ReplicationFixture, rawBatch } from './replication-fixture.js'
 import { SUITE_TIMEOUT_MS, type SuiteVariant, suiteTitle } from './suite-variant.js'
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * The replication and failover scenarios across tablet server processes, registered as one

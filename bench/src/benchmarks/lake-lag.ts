@@ -5,6 +5,7 @@ import { Configuration } from '@sluice/core/config'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { BENCH_ROW_TYPE, benchRows } from '@sluice/core/testing'
+import { sleep } from '@sluice/core/util'
 import { type LocalTieringScheduler, startLocalTieringScheduler } from '@sluice/tiering'
 import type { Benchmark, Sample } from '../harness.js'
 import { percentile } from '../harness.js'
@@ -44,8 +45,6 @@ async function closeStores(stores: Ctx['stores'] | undefined): Promise<void> {
   await stores?.metaStore.close().catch(() => undefined)
   await stores?.blobStore.close().catch(() => undefined)
 }
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 async function sampleWindow(ctx: Ctx): Promise<Sample> {
   const samples: LagSample[] = []
