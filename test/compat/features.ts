@@ -1,4 +1,4 @@
-import { ApiKeys, type ApiName, ServerConnection } from '@sluice/core/rpc'
+import { ApiKeys, type ApiName, ClientConnection } from '@sluice/core/rpc'
 import { it } from 'vitest'
 import type { CompatEnv } from './harness.js'
 
@@ -10,7 +10,7 @@ export async function advertisedApis(env: CompatEnv): Promise<Set<ApiName>> {
   }))
   const advertised = new Set<ApiName>()
   for (const endpoint of endpoints) {
-    const connection = await ServerConnection.connect(endpoint)
+    const connection = await ClientConnection.connect(endpoint)
     try {
       const versions = connection.serverApiVersions
       for (const name of Object.keys(ApiKeys) as ApiName[]) {

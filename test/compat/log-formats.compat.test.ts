@@ -1,4 +1,4 @@
-import { Catalog } from '@sluice/core/catalog'
+import { Catalog } from '@sluice/core/control-plane'
 import { describe, expect } from 'vitest'
 import { waitUntil } from '../harness/wait.js'
 import { Prng } from '../it/support/prng.js'

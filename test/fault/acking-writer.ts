@@ -1,6 +1,5 @@
 import type { AppendResult, Table } from '@sluice/client'
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+import { sleep } from '@sluice/core/util'
 
 /** Appends rows with per-row acknowledgements until stopped; records what was acknowledged and when. */
 export class AckingWriter {

@@ -1,9 +1,9 @@
 import { Connection } from '@sluice/client'
-import { Catalog, type CoordinatorLeaseRecord } from '@sluice/core/catalog'
+import { Catalog, type CoordinatorLeaseRecord } from '@sluice/core/control-plane'
 import { isFlussError } from '@sluice/core/errors'
 import { databaseDescriptor, Schema, TableDescriptor, tablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import { DataTypes } from '@sluice/core/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueName, waitUntil } from '../harness/index.js'
@@ -133,7 +133,7 @@ async function expectRestartedIsStandby(
   coordinatorEpoch: number,
 ): Promise<void> {
   const restarted = await f.tc.cluster.startCoordinator(restartedIndex)
-  const toRestarted = await ServerConnection.connect({ host: restarted.host, port: restarted.port })
+  const toRestarted = await ClientConnection.connect({ host: restarted.host, port: restarted.port })
   try {
     await new Promise(resolve => setTimeout(resolve, 2 * LEASE_MS))
     const refused = await toRestarted

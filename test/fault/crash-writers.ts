@@ -1,6 +1,7 @@
 import type { AppendWriter, Connection, UpsertWriter } from '@sluice/client'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
+import { sleep } from '@sluice/core/util'
 import type { LocalCluster } from '../harness/index.js'
 import { connect } from '../it/support/cluster.js'
 import type { Prng } from '../it/support/prng.js'
@@ -21,8 +22,6 @@ const PAUSE_MS = 5
 const MAX_IN_FLIGHT = 1000
 /** Longest wait, after a stop, for the writes in flight to be acknowledged or to fail. */
 const SETTLE_TIMEOUT_MS = 20_000
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 export interface CrashWriterTargets {
   readonly logTable: TablePath

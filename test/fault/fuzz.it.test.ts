@@ -1,7 +1,7 @@
 import type { Connection } from '@sluice/client'
 import { Schema, TableDescriptor, type TableInfo, type TablePath } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
-import { type ApiName, apiSpec, ServerConnection } from '@sluice/core/rpc'
+import { type ApiName, apiSpec, ClientConnection } from '@sluice/core/rpc'
 import { DataTypes } from '@sluice/core/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -60,7 +60,7 @@ describe(`malformed input against a running tablet server and coordinator (seed 
 
   /** ApiVersions on a new connection. */
   async function answersApiVersions(at: Endpoint, role: 'tablet' | 'coordinator'): Promise<boolean> {
-    const c = await ServerConnection.connect({ ...at, expectedRole: role, connectTimeoutMs: 5000 })
+    const c = await ClientConnection.connect({ ...at, expectedRole: role, connectTimeoutMs: 5000 })
     try {
       return c.serverApiVersions !== undefined
     } finally {

@@ -1,8 +1,9 @@
 import type { Connection, Table } from '@sluice/client'
-import { Catalog } from '@sluice/core/catalog'
+import { Catalog } from '@sluice/core/control-plane'
 import { Schema, TableDescriptor, type TablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { DataTypes, notNull } from '@sluice/core/types'
+import { sleep } from '@sluice/core/util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitUntil } from '../harness/index.js'
 import {
@@ -44,7 +45,6 @@ const SCHEMA = Schema.newBuilder()
   .column('seq', DataTypes.BIGINT())
   .primaryKey('id')
   .build()
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /** Upserts (id = seq % KEYS, seq) until stopped, recording per key what was sent and acknowledged. */
 class UpsertLoop {

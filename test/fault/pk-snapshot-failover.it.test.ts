@@ -1,5 +1,5 @@
 import type { Connection, Table } from '@sluice/client'
-import { Catalog } from '@sluice/core/catalog'
+import { Catalog } from '@sluice/core/control-plane'
 import { Schema, type TableBucket, TableDescriptor, type TablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { DataTypes, notNull } from '@sluice/core/types'

@@ -5,6 +5,7 @@ import type { BlobStore } from '@sluice/core/blobstore'
 import type { TableBucket } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { remoteLogTabletPrefix } from '@sluice/core/remotelog'
+import { sleep } from '@sluice/core/util'
 import { loadRemoteManifest, readKvSnapshotRegistry } from '../it/support/remote-state.js'
 import { blobRoot } from '../it/support/storage-files.js'
 
@@ -40,8 +41,6 @@ function entries(dir: string): string[] {
     return []
   }
 }
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * Kills the server while a segment upload is on its way: a segment folder holding some of the

@@ -1,6 +1,6 @@
 import type { Connection, Table } from '@sluice/client'
 import { ArrowBatchWriter } from '@sluice/core/arrow'
-import { type BucketRecord, Catalog } from '@sluice/core/catalog'
+import { type BucketRecord, Catalog } from '@sluice/core/control-plane'
 import { Schema, TableDescriptor, type TablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { buildLogBatch } from '@sluice/core/record'

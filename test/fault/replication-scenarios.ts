@@ -1,15 +1,14 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeIsrAsLeader } from '@sluice/core/catalog'
+import { writeIsrAsLeader } from '@sluice/core/control-plane'
 import { isFlussError } from '@sluice/core/errors'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
+import { sleep } from '@sluice/core/util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitUntil } from '../harness/index.js'
 import { AckingWriter } from './acking-writer.js'
 import { ReplicationFixture, rawBatch } from './replication-fixture.js'
 import { SUITE_TIMEOUT_MS, type SuiteVariant, suiteTitle } from './suite-variant.js'
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * The replication and failover scenarios across tablet server processes, registered as one
@@ -122,7 +121,7 @@ export async function zombieLeaderScenario(f: ReplicationFixture): Promise<void>
   const atPause = await f.bucketOf(path)
   const zombie = atPause.leaderAndIsr.leader as number
   const zombieProcess = f.tc.cluster.tablet(zombie)
-  const toZombie = await ServerConnection.connect({ host: zombieProcess.host, port: zombieProcess.port })
+  const toZombie = await ClientConnection.connect({ host: zombieProcess.host, port: zombieProcess.port })
   const writerConnection = await f.writerConnection()
   try {
     const table = await writerConnection.getTable(path)

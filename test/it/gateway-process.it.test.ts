@@ -2,7 +2,7 @@ import type { Connection } from '@sluice/client'
 import { ArrowBatchWriter, initArrowCodecs, readRecordBatchInfo, writeArrowStream } from '@sluice/core/arrow'
 import { Schema } from '@sluice/core/metadata'
 import { MemoryLogRecords } from '@sluice/core/record'
-import { type FetchLogResponse, ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection, type FetchLogResponse } from '@sluice/core/rpc'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, startReadyCluster, type TestCluster } from './support/cluster.js'
@@ -53,7 +53,7 @@ async function call(method: string, path: string, body?: unknown, contentType = 
 /** The compression of every stored batch of a bucket, read over the wire from the tablet server. */
 async function storedCodecs(tableId: number, bucket: number): Promise<string[]> {
   const t = tc.cluster.tablet(1)
-  const conn = await ServerConnection.connect({ host: t.host, port: t.port })
+  const conn = await ClientConnection.connect({ host: t.host, port: t.port })
   try {
     const response: FetchLogResponse = await conn.request('FETCH_LOG', {
       followerServerId: -1,

@@ -1,6 +1,7 @@
 import type { Connection, Table } from '@sluice/client'
 import { type FlussError, isFlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
+import { sleep } from '@sluice/core/util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ALL_TYPES_NAMES, allTypesDescriptor, allTypesRow, rowDifference } from './support/all-types.js'
 import {
@@ -16,8 +17,6 @@ const ROWS = 100_000
 const HALF = ROWS / 2
 const BUCKETS = 4
 const ALL_BUCKETS = Array.from({ length: BUCKETS }, (_, b) => b)
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /** Appends rows [from, to) with backpressure, then flushes. */
 async function appendRange(table: Table, from: number, to: number): Promise<void> {

@@ -1,5 +1,6 @@
-import { ArrowBatchWriter, BENCH_ROW_TYPE, benchRows, initArrowCodecs } from '@sluice/core/arrow'
+import { ArrowBatchWriter, initArrowCodecs } from '@sluice/core/arrow'
 import type { Row } from '@sluice/core/row'
+import { BENCH_ROW_TYPE, benchRows } from '@sluice/core/testing'
 import type { Benchmark } from '../harness.js'
 
 interface Ctx {

@@ -5,6 +5,7 @@ import { LocalCluster } from '@sluice/cli/cluster'
 import { Connection } from '@sluice/client'
 import { isFlussError } from '@sluice/core/errors'
 import { databaseDescriptor, type TableDescriptor, type TablePath, tablePath } from '@sluice/core/metadata'
+import { sleep } from '@sluice/core/util'
 
 /** A one-tablet-server LocalCluster in a temp directory, with a client connection to it. */
 export interface BenchCluster {
@@ -51,8 +52,6 @@ export async function startBenchCluster(
     throw e
   }
 }
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * Creates a database and a table and waits until every bucket has a leader. Table creation is

@@ -1,13 +1,8 @@
 import type { AppendWriter } from '@sluice/client'
-import {
-  ArrowBatchWriter,
-  BENCH_ROW_TYPE,
-  benchRows,
-  initArrowCodecs,
-  writeArrowStream,
-} from '@sluice/core/arrow'
+import { ArrowBatchWriter, initArrowCodecs, writeArrowStream } from '@sluice/core/arrow'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
+import { BENCH_ROW_TYPE, benchRows } from '@sluice/core/testing'
 import { JsonRowWriter } from '@sluice/gateway/json'
 import type { Benchmark } from '../harness.js'
 import {

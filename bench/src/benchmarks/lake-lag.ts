@@ -1,9 +1,11 @@
 import type { Table } from '@sluice/client'
-import { BENCH_ROW_TYPE, benchRows, initArrowCodecs } from '@sluice/core/arrow'
+import { initArrowCodecs } from '@sluice/core/arrow'
 import type { BlobStore } from '@sluice/core/blobstore'
 import { Configuration } from '@sluice/core/config'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
+import { BENCH_ROW_TYPE, benchRows } from '@sluice/core/testing'
+import { sleep } from '@sluice/core/util'
 import { type LocalTieringScheduler, startLocalTieringScheduler } from '@sluice/tiering'
 import type { Benchmark, Sample } from '../harness.js'
 import { percentile } from '../harness.js'
@@ -43,8 +45,6 @@ async function closeStores(stores: Ctx['stores'] | undefined): Promise<void> {
   await stores?.metaStore.close().catch(() => undefined)
   await stores?.blobStore.close().catch(() => undefined)
 }
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 async function sampleWindow(ctx: Ctx): Promise<Sample> {
   const samples: LagSample[] = []

@@ -1,15 +1,16 @@
-import { ArrowBatchWriter, BENCH_ROW_TYPE, benchRows, initArrowCodecs } from '@sluice/core/arrow'
+import { ArrowBatchWriter, initArrowCodecs } from '@sluice/core/arrow'
 import { CLIENT_WRITER_MAX_INFLIGHT_REQUESTS_PER_BUCKET } from '@sluice/core/config'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { buildLogBatch } from '@sluice/core/record'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
+import { BENCH_ROW_TYPE, benchRows } from '@sluice/core/testing'
 import type { Benchmark } from '../harness.js'
 import { type BenchCluster, createBenchTable, startBenchCluster } from './bench-cluster.js'
 import { appendBatchesToFile, preheatPageCache, processCpu, writeBackAll } from './log-append-support.js'
 
 interface Ctx {
   readonly bench: BenchCluster
-  readonly producer: ServerConnection
+  readonly producer: ClientConnection
   readonly tableId: number
   readonly serverPid: number | undefined
   /** Pre-encoded log batches; request r carries batches r*BUCKETS .. r*BUCKETS+BUCKETS-1 (mod count). */
@@ -153,7 +154,7 @@ export const logAppend: Benchmark<Ctx> = {
       const path = await createBenchTable(bench.connection, describeTable())
       const info = await bench.connection.getAdmin().getTableInfo(path)
       const batches = buildBatches(info.schemaId)
-      const producer = await ServerConnection.connect({
+      const producer = await ClientConnection.connect({
         ...bench.tablet,
         maxInFlight: IN_FLIGHT,
         requestTimeoutMs: 60_000,

@@ -3,7 +3,7 @@ import { initArrowCodecs } from '@sluice/core/arrow'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { MemoryLogRecords } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import { type DataType, DataTypes, type RowType } from '@sluice/core/types'
 import { MessageReader } from 'apache-arrow'
 import type { Benchmark, Sample } from '../harness.js'
@@ -80,7 +80,7 @@ async function measureStoredBytes(
   const info = table.getTableInfo()
   const names = info.rowType.fields.map(f => f.name)
   const fields = new Set(PROJECTED.map(c => names.indexOf(c)))
-  const c = await ServerConnection.connect({ ...bench.tablet, requestTimeoutMs: 60_000 })
+  const c = await ClientConnection.connect({ ...bench.tablet, requestTimeoutMs: 60_000 })
   let full = 0
   let projectedColumns = 0
   let allColumns = 0
@@ -121,9 +121,9 @@ async function measureStoredBytes(
 /** Counts the record bytes of every FETCH_LOG answer this process receives (the SDK's included). */
 function countFetchedBytes(): { counter: { bytes: number }; restore: () => void } {
   const counter = { bytes: 0 }
-  const proto = ServerConnection.prototype
+  const proto = ClientConnection.prototype
   const original = proto.request
-  proto.request = function (this: ServerConnection, ...args: Parameters<typeof original>) {
+  proto.request = function (this: ClientConnection, ...args: Parameters<typeof original>) {
     const result = original.apply(this, args)
     if (args[0] === 'FETCH_LOG') {
       void result.then(

@@ -1,5 +1,5 @@
 import type { Table } from '@sluice/client'
-import type { BucketRecord } from '@sluice/core/catalog'
+import type { BucketRecord } from '@sluice/core/control-plane'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { DataTypes, notNull } from '@sluice/core/types'
 import type { Benchmark, Sample } from '../harness.js'

@@ -3,8 +3,6 @@ import { FakeCluster, readOnlyHandlers, tabletHandlers } from '@sluice/client/te
 import {
   ArrowBatchWriter,
   type ArrowCompressionInfo,
-  BENCH_ROW_TYPE,
-  benchRows,
   DEFAULT_COMPRESSION,
   initArrowCodecs,
   NO_COMPRESSION,
@@ -12,6 +10,7 @@ import {
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
 import { type Handler, RpcServer } from '@sluice/core/rpc'
+import { BENCH_ROW_TYPE, benchRows } from '@sluice/core/testing'
 import type { Benchmark } from '../harness.js'
 import { type BenchCluster, createBenchTable, startBenchCluster } from './bench-cluster.js'
 

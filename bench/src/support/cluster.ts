@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LocalCluster } from '@sluice/cli/cluster'
 import { Connection } from '@sluice/client'
-import { Catalog } from '@sluice/core/catalog'
+import { Catalog } from '@sluice/core/control-plane'
 import type { MetaStore } from '@sluice/core/metastore'
+import { sleep } from '@sluice/core/util'
 
 /**
  * A LocalCluster of `tabletServers` servers in a temp directory, with server options, a handle on
@@ -66,8 +67,6 @@ export async function startClusterBench(name: string, options: ClusterBenchOptio
     },
   }
 }
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /** Polls `check` every `intervalMs` until it returns a value other than undefined/false. */
 export async function waitFor<T>(

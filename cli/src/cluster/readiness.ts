@@ -1,3 +1,5 @@
+import { sleep } from '@sluice/core/util'
+
 /**
  * What a coordinator's log says about its state: whether it is the active coordinator and which
  * tablet servers its membership sees live (registered, lease current, listener answering its
@@ -47,6 +49,6 @@ export async function waitForReadiness(
   while (!ready()) {
     if (Date.now() > deadline)
       throw new Error(`the local cluster was not ready within ${timeoutMs} ms: ${describe()}`)
-    await new Promise(resolve => setTimeout(resolve, READY_POLL_MS))
+    await sleep(READY_POLL_MS)
   }
 }

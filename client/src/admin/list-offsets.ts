@@ -1,8 +1,9 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableBucket, type TablePath, tableBucket, tablePathToString } from '@sluice/core/metadata'
+import { exponentialBackoffMs, sleep } from '@sluice/core/util'
 import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
-import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, sleep } from '../util/async.js'
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 
 /**
  * Which offset to look up (Fluss's `OffsetSpec`): the log start, the high watermark, or the first
@@ -92,7 +93,7 @@ export async function listBucketOffsets(
     pending = failed
     if (pending.length === 0) break
     metadata.invalidate(target.tableId, target.partitionId)
-    const delayMs = backoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
+    const delayMs = exponentialBackoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
     if (Date.now() + delayMs > deadline) throw lastError as FlussError
     await sleep(delayMs)
   }

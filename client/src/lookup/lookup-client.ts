@@ -1,9 +1,10 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableBucket, type TablePath, tableBucketKey } from '@sluice/core/metadata'
+import { exponentialBackoffMs } from '@sluice/core/util'
 import type { LookupOptions } from '../client-options.js'
 import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
-import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 import { type LookupKind, type LookupQuery, LookupQueue } from './lookup-queue.js'
 import { type BucketAnswer, type BucketQueries, sendLookupRequest } from './lookup-request.js'
 
@@ -182,7 +183,8 @@ export class LookupClient {
       return
     }
     query.retries++
-    query.retryAtMs = Date.now() + backoffMs(query.retries, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
+    query.retryAtMs =
+      Date.now() + exponentialBackoffMs(query.retries, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
     this.#queue.retry(query)
     this.#scheduleAt(query.retryAtMs)
   }

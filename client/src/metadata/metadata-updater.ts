@@ -5,13 +5,14 @@ import {
   type ApiName,
   type ApiRequestInit,
   type ApiResponse,
+  type ClientConnection,
   type ConnectionPool,
   type MetadataResponse,
-  type ServerConnection,
   type ServerEndpoint,
 } from '@sluice/core/rpc'
+import { exponentialBackoffMs, sleep } from '@sluice/core/util'
 import type { ServerAddress } from '../client-options.js'
-import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, sleep } from '../util/async.js'
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 import { Cluster, type ServerNode } from './cluster.js'
 
 /** What a metadata refresh asks about; nothing named = only the servers. */
@@ -83,7 +84,7 @@ export class MetadataUpdater {
   }
 
   /** The pooled connection to a server named in metadata. */
-  connection(node: ServerNode): Promise<ServerConnection> {
+  connection(node: ServerNode): Promise<ClientConnection> {
     return this.#pool.get(endpointOf(node))
   }
 
@@ -128,7 +129,7 @@ export class MetadataUpdater {
     const deadline = Date.now() + this.#options.requestTimeoutMs
     for (let attempt = 1; ; attempt++) {
       const coordinator = this.#cluster.coordinator
-      let connection: ServerConnection | undefined
+      let connection: ClientConnection | undefined
       let error: FlussError | undefined
       if (coordinator === undefined) {
         error = new FlussError('NETWORK_EXCEPTION', 'The metadata names no coordinator server')
@@ -139,8 +140,9 @@ export class MetadataUpdater {
         })
       }
       if (connection !== undefined) return connection.request(api, request)
-      if (Date.now() + backoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS) > deadline) throw error
-      await sleep(backoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS))
+      if (Date.now() + exponentialBackoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS) > deadline)
+        throw error
+      await sleep(exponentialBackoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS))
       await this.update({}).catch(() => undefined)
     }
   }
@@ -163,7 +165,7 @@ export class MetadataUpdater {
         error = toFlussError(e)
         if (!error.retriable) throw error
       }
-      const delayMs = backoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
+      const delayMs = exponentialBackoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
       if (Date.now() + delayMs > deadline) {
         throw new FlussError(
           error.spec,

@@ -3,10 +3,11 @@ import { ValueRecordBatch } from '@sluice/core/kvbatch'
 import type { TableBucket, TableInfo } from '@sluice/core/metadata'
 import { MemoryLogRecords } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
+import { exponentialBackoffMs, sleep } from '@sluice/core/util'
 import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import type { ValueDecoder } from '../table/value-decoder.js'
-import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, sleep } from '../util/async.js'
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 import { decodeBatch } from './completed-fetch.js'
 
 /** What a limit scan needs from its table and connection. */
@@ -93,7 +94,7 @@ export class LimitBatchScanner {
       } catch (e) {
         error = toFlussError(e)
       }
-      const delayMs = backoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
+      const delayMs = exponentialBackoffMs(attempt, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
       if (!error.retriable || this.#closed || Date.now() + delayMs > deadlineMs) throw error
       if (error.staleMetadata) metadata.invalidate(info.tableId, bucket.partitionId)
       await sleep(delayMs)

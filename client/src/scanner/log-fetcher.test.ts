@@ -1,7 +1,7 @@
 import { ArrowBatchWriter } from '@sluice/core/arrow'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { buildLogBatch } from '@sluice/core/record'
-import { type FetchLogRequestInit, ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection, type FetchLogRequestInit } from '@sluice/core/rpc'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type Cleanups, createTable, runCleanups, startClient } from '../testing/client-fixture.js'
@@ -34,10 +34,10 @@ interface SentFetch {
 /** Records every FETCH_LOG this process sends. */
 function recordFetches(): SentFetch[] {
   const sent: SentFetch[] = []
-  const original = ServerConnection.prototype.request
-  vi.spyOn(ServerConnection.prototype, 'request').mockImplementation(function (
-    this: ServerConnection,
-    ...args: Parameters<ServerConnection['request']>
+  const original = ClientConnection.prototype.request
+  vi.spyOn(ClientConnection.prototype, 'request').mockImplementation(function (
+    this: ClientConnection,
+    ...args: Parameters<ClientConnection['request']>
   ) {
     if (args[0] === 'FETCH_LOG') {
       const r = args[1] as FetchLogRequestInit
@@ -49,8 +49,8 @@ function recordFetches(): SentFetch[] {
         ),
       })
     }
-    return original.apply(this, args) as ReturnType<ServerConnection['request']>
-  } as ServerConnection['request'])
+    return original.apply(this, args) as ReturnType<ClientConnection['request']>
+  } as ClientConnection['request'])
   return sent
 }
 

@@ -1,12 +1,13 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableBucket, type TableInfo, tableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { FetchLogResponse } from '@sluice/core/rpc'
+import { exponentialBackoffMs } from '@sluice/core/util'
 import type { OffsetSpec } from '../admin/list-offsets.js'
 import type { ScannerOptions } from '../client-options.js'
 import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { tableName } from '../table/key-encoding.js'
-import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 import { type BatchDecoderOptions, CompletedFetch } from './completed-fetch.js'
 import {
   EARLIEST_OFFSET,
@@ -295,7 +296,7 @@ export class LogFetcher {
       return
     }
     const failures = (this.#nodeBackoff.get(leader.id)?.failures ?? 0) + 1
-    const delayMs = backoffMs(failures, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
+    const delayMs = exponentialBackoffMs(failures, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
     this.#nodeBackoff.set(leader.id, { failures, untilMs: Date.now() + delayMs })
     for (const partitionId of new Set(subs.map(s => s.bucket.partitionId)))
       this.#ctx.metadata.invalidate(this.#ctx.info.tableId, partitionId)

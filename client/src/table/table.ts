@@ -15,7 +15,7 @@ import type { LogScanner } from '../scanner/log-scanner.js'
 import { Scan } from '../scanner/scan.js'
 import { AppendWriter, type AppendWriterOptions } from '../write/append-writer.js'
 import { createBucketAssigner } from '../write/bucket-assigner.js'
-import { MetadataWriterNetwork } from '../write/metadata-writer-network.js'
+import { ClusterWriterNetwork } from '../write/cluster-writer-network.js'
 import type { WriterMemory } from '../write/writer-memory.js'
 import type { ClosableWriter } from '../write/writer-pipeline.js'
 import { tableName } from './key-encoding.js'
@@ -127,7 +127,7 @@ export class Append {
       )
     }
     const { metadata, admin, writerMemory, options: clientOptions } = this.#ctx
-    const network = new MetadataWriterNetwork(
+    const network = new ClusterWriterNetwork(
       metadata,
       admin,
       info,

@@ -1,7 +1,7 @@
 import { TABLE_MERGE_ENGINE } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import type { TableInfo } from '@sluice/core/metadata'
-import { MetadataWriterNetwork } from '../write/metadata-writer-network.js'
+import { ClusterWriterNetwork } from '../write/cluster-writer-network.js'
 import { resolveTargetColumns } from '../write/target-columns.js'
 import { UpsertWriter, type UpsertWriterOptions } from '../write/upsert-writer.js'
 import { tableName } from './key-encoding.js'
@@ -70,7 +70,7 @@ export class Upsert {
     const { metadata, admin, writerMemory, options: clientOptions } = this.#ctx
     const targetColumns = this.#targetColumns
     const api = { kind: 'PUT_KV' as const, targetColumns, aggMode: AGG_MODE[this.#mergeMode] }
-    const network = new MetadataWriterNetwork(
+    const network = new ClusterWriterNetwork(
       metadata,
       admin,
       info,

@@ -16,17 +16,6 @@ export function deferred<T = void>(): Deferred<T> {
   return { promise, resolve, reject }
 }
 
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms))
-}
-
-/** Delay before retry number `attempt` (1-based): doubles from `baseMs` up to `maxMs`. */
-export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
-  const exponent = Math.min(Math.max(attempt - 1, 0), 30)
-  return Math.min(maxMs, baseMs * 2 ** exponent)
-}
-
 /** First delay between retries of a failed request (doubling on each further attempt). */
 export const RETRY_BACKOFF_BASE_MS = 50
 /** Longest delay between retries of a failed request. */

@@ -2,10 +2,10 @@ import type { RawValue } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { DataTypes, notNull } from '@sluice/core/types'
+import { sleep } from '@sluice/core/util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Connection } from '../connection.js'
 import { FakeCluster, waitUntil } from '../testing/fake-cluster.js'
-import { sleep } from '../util/async.js'
 import type { AppendWriter } from './append-writer.js'
 
 const cleanups: (() => Promise<unknown> | unknown)[] = []

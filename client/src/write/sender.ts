@@ -1,7 +1,8 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableBucket, tableBucket } from '@sluice/core/metadata'
+import { exponentialBackoffMs, sleep } from '@sluice/core/util'
 import type { ServerNode } from '../metadata/cluster.js'
-import { backoffMs, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, sleep } from '../util/async.js'
+import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
 import type { IdempotenceManager } from './idempotence-manager.js'
 import type { BucketQueue, RecordAccumulator } from './record-accumulator.js'
 import type { WriteBatch } from './write-batch.js'
@@ -268,7 +269,7 @@ export class Sender {
       this.#network.invalidate(s.partitionId)
       this.#refresh(s.queue.partitionName)
     }
-    const delayMs = backoffMs(s.batch.attempts, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
+    const delayMs = exponentialBackoffMs(s.batch.attempts, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS)
     this.#accumulator.reEnqueue(s.queue, s.batch, Date.now() + delayMs)
   }
 
@@ -316,7 +317,7 @@ export class Sender {
         } catch (e) {
           const error = toFlussError(e)
           if (i >= INIT_WRITER_ATTEMPTS || !error.retriable) return this.abortQueued(error)
-          await sleep(backoffMs(i, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS))
+          await sleep(exponentialBackoffMs(i, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS))
         }
       }
     }

@@ -15,7 +15,6 @@ export {
   readRecordBatchInfo,
 } from './batch-reader.js'
 export { ArrowBatchWriter, type ArrowBatchWriterOptions } from './batch-writer.js'
-export { BENCH_ROW_TYPE, benchEncode, benchRows, type EncodeBenchResult } from './bench-encode.js'
 export {
   type ArrowCompressionInfo,
   type ArrowCompressionType,

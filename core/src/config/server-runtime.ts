@@ -27,21 +27,6 @@ export const COORDINATOR_NODE_FLAGS: readonly string[] = []
 export const GATEWAY_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=256']
 
 /**
- * Calls `stop` (with what caused it) on SIGTERM and SIGINT and, for a server started by a local
- * cluster (`SLUICE_EXIT_WITH_PARENT=1`), when the parent goes away: its end of our stdin closes.
- * `stop` may be called more than once.
- */
-export function stopOnSignalsOrParentExit(stop: (cause: string) => unknown): void {
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
-  if (process.env.SLUICE_EXIT_WITH_PARENT === '1') {
-    process.stdin.on('end', () => void stop('parent exit'))
-    process.stdin.on('error', () => void stop('parent exit'))
-    process.stdin.resume()
-  }
-}
-
-/**
  * Environment of a local cluster's processes (its servers, and the process running the in-process
  * local AWS endpoints). On Node 20 the AWS SDK for JavaScript v3 prints, in every process, a notice
  * that its releases published after January 2027 will require Node 22. The SDK version this

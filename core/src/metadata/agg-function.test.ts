@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { expectFlussError } from '../testing/expect-error.js'
 import { type DataType, DataTypes } from '../types/data-type.js'
 import { type AggFunction, AggFunctions, aggFunctionProblem, parseAggFunctionType } from './agg-function.js'
 import { Schema } from './schema.js'
 import { TableDescriptor } from './table-descriptor.js'
-import { expectFlussError } from './testing.js'
 import { validateTableDescriptor } from './validation.js'
 
 /** An aggregation table (k INT primary key, v of `type` aggregated with `fn`). */

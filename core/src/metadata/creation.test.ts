@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { expectFlussError } from '../testing/expect-error.js'
 import { DataTypes } from '../types/data-type.js'
 import {
   applySystemDefaults,
@@ -9,7 +10,6 @@ import {
 import { tableDescriptorFromJson, tableDescriptorToJson } from './json.js'
 import { Schema } from './schema.js'
 import { TableDescriptor } from './table-descriptor.js'
-import { expectFlussError } from './testing.js'
 
 const CTX: TableCreationContext = {
   defaultBucketNumber: 3,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { expectFlussError } from '../testing/expect-error.js'
 import { DataTypes, notNull } from '../types/data-type.js'
 import { AggFunctions } from './agg-function.js'
 import {
@@ -14,7 +15,6 @@ import {
 import { Schema } from './schema.js'
 import { TableDescriptor } from './table-descriptor.js'
 import { databaseDescriptor } from './table-info.js'
-import { expectFlussError } from './testing.js'
 
 // Schemas and expected JSON from Fluss's SchemaJsonSerdeTest / TableDescriptorJsonSerdeTest (0.9.1).
 const SCHEMA_0 = Schema.newBuilder()

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Timestamp } from '../row/value.js'
+import { expectFlussError } from '../testing/expect-error.js'
 import { DataTypes } from '../types/data-type.js'
 import {
   partitionName,
@@ -15,7 +16,6 @@ import {
 } from './partition.js'
 import { javaFloatingToString, partitionGetter, partitionValueToString } from './partition-value.js'
 import { tablePath } from './table-path.js'
-import { expectFlussError } from './testing.js'
 
 describe('partition value rendering (Fluss PartitionUtilsTest vectors)', () => {
   it.each([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { TABLE_AUTO_PARTITION_ENABLED } from '../config/index.js'
+import { expectFlussError } from '../testing/expect-error.js'
 import { DataTypes } from '../types/data-type.js'
 import { AggFunctions } from './agg-function.js'
 import { Schema } from './schema.js'
@@ -7,7 +8,6 @@ import { autoPartitionStrategy } from './table-config.js'
 import { TableDescriptor } from './table-descriptor.js'
 import { TableInfo } from './table-info.js'
 import { tablePath } from './table-path.js'
-import { expectFlussError } from './testing.js'
 
 describe('Schema', () => {
   it('assigns ids to columns, then to nested ROW fields depth first', () => {

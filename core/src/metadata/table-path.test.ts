@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { expectFlussError } from '../testing/expect-error.js'
 import {
   detectInvalidName,
   parseTableBucketKey,
@@ -14,7 +15,6 @@ import {
   validateTableName,
   validateTablePath,
 } from './table-path.js'
-import { expectFlussError } from './testing.js'
 
 describe('table paths', () => {
   it('accepts 1-200 chars of [A-Za-z0-9_-]', () => {

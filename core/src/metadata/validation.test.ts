@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { ErrorName } from '../errors/index.js'
+import { expectFlussError } from '../testing/expect-error.js'
 import { type DataType, DataTypes } from '../types/data-type.js'
 import { type AggFunction, AggFunctions, aggFunction } from './agg-function.js'
 import { Schema } from './schema.js'
 import { TableDescriptor, type TableDescriptorBuilder } from './table-descriptor.js'
-import { expectFlussError } from './testing.js'
 import { validateTableDescriptor } from './validation.js'
 
 const CTX = { maxBucketNum: 16 }

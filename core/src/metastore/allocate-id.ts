@@ -1,4 +1,5 @@
 import { FlussError } from '../errors/index.js'
+import { sleep } from '../util/sleep.js'
 import { isMetaStoreConflict } from './conflict.js'
 import { type CounterName, counterKey, type ItemKey } from './keys.js'
 import type { MetaStore, VersionedItem } from './metastore.js'
@@ -57,7 +58,7 @@ export async function allocateIdAt(
     } catch (e) {
       if (!isMetaStoreConflict(e)) throw e
       current = e.current
-      await new Promise(resolve => setTimeout(resolve, Math.random() * backoffMs * attempt))
+      await sleep(Math.random() * backoffMs * attempt)
     }
   }
   throw new FlussError(

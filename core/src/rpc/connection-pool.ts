@@ -1,8 +1,8 @@
 import { FlussError } from '../errors/index.js'
 import type { ApiName, ApiRequestInit, ApiResponse } from './api-keys.js'
-import { type RequestOptions, ServerConnection, type ServerConnectionOptions } from './server-connection.js'
+import { ClientConnection, type ClientConnectionOptions, type RequestOptions } from './client-connection.js'
 
-export type ConnectionPoolOptions = Omit<ServerConnectionOptions, 'host' | 'port' | 'expectedRole'>
+export type ConnectionPoolOptions = Omit<ClientConnectionOptions, 'host' | 'port' | 'expectedRole'>
 
 /** A server to talk to; `role` is checked against the server's ApiVersions answer when known. */
 export interface ServerEndpoint {
@@ -17,7 +17,7 @@ export interface ServerEndpoint {
  */
 export class ConnectionPool {
   readonly #options: ConnectionPoolOptions
-  readonly #connections = new Map<string, Promise<ServerConnection>>()
+  readonly #connections = new Map<string, Promise<ClientConnection>>()
   #closed = false
 
   constructor(options: ConnectionPoolOptions = {}) {
@@ -30,7 +30,7 @@ export class ConnectionPool {
   }
 
   /** The connection to `endpoint`, connecting if there is no open one. */
-  async get(endpoint: ServerEndpoint): Promise<ServerConnection> {
+  async get(endpoint: ServerEndpoint): Promise<ClientConnection> {
     if (this.#closed) throw new FlussError('NETWORK_EXCEPTION', 'The connection pool is closed')
     const key = `${endpoint.host}:${endpoint.port}`
     const existing = this.#connections.get(key)
@@ -69,8 +69,8 @@ export class ConnectionPool {
     )
   }
 
-  #connect(key: string, endpoint: ServerEndpoint): Promise<ServerConnection> {
-    const attempt = ServerConnection.connect({
+  #connect(key: string, endpoint: ServerEndpoint): Promise<ClientConnection> {
+    const attempt = ClientConnection.connect({
       ...this.#options,
       host: endpoint.host,
       port: endpoint.port,

@@ -1,13 +1,14 @@
 import { createServer, type Server } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
+import { prng } from '../testing/random.js'
+import { TestingRawClient } from '../testing/raw-client.js'
 import { ApiKeys } from './api-keys.js'
+import { ClientConnection } from './client-connection.js'
 import { decodeErrorBody, encodeRequest, type ResponseFrame } from './frame.js'
 import * as messages from './generated/fluss-api.js'
 import type { MessageType } from './message-codec.js'
 import { RpcServer } from './server.js'
-import { ServerConnection } from './server-connection.js'
-import { prng, TestingRawClient } from './testing.js'
 
 type Rng = ReturnType<typeof prng>
 
@@ -184,7 +185,7 @@ describe('RpcServer under hostile input', () => {
         const results = await Promise.all(Array.from({ length: PARALLEL }, () => attack(rng)))
         for (const { kind, frames } of results) checkFrames(`seed ${seed}: ${kind}`, frames)
       }
-      const fresh = await ServerConnection.connect({ host: '127.0.0.1', port })
+      const fresh = await ClientConnection.connect({ host: '127.0.0.1', port })
       try {
         expect(fresh.serverApiVersions?.has(ApiKeys.PRODUCE_LOG)).toBe(true)
         const response = await fresh.request('DATABASE_EXISTS', { databaseName: 'fluss' })
@@ -214,7 +215,7 @@ describe('message decoding under random input', () => {
   })
 })
 
-describe('ServerConnection against a server that answers garbage', () => {
+describe('ClientConnection against a server that answers garbage', () => {
   it('fails the handshake with a FlussError instead of crashing', async () => {
     const rng = prng(7)
     const liar: Server = createServer(socket => {
@@ -225,7 +226,7 @@ describe('ServerConnection against a server that answers garbage', () => {
     try {
       const liarPort = (liar.address() as { port: number }).port
       for (let i = 0; i < 20; i++) {
-        const outcome = await ServerConnection.connect({
+        const outcome = await ClientConnection.connect({
           host: '127.0.0.1',
           port: liarPort,
           connectTimeoutMs: 2000,

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
+import { TestingRawClient } from '../testing/raw-client.js'
+import { ClientConnection } from './client-connection.js'
 import { decodeErrorBody, encodeRequest, type ResponseFrame } from './frame.js'
 import {
   ApiVersionsRequest,
@@ -9,8 +11,6 @@ import {
 } from './generated/fluss-api.js'
 import type { RequestContext } from './handler.js'
 import { RpcServer, type RpcServerOptions } from './server.js'
-import { ServerConnection } from './server-connection.js'
-import { TestingRawClient } from './testing.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -26,7 +26,7 @@ async function startServer(options: Partial<RpcServerOptions> = {}, setup?: (s: 
 }
 
 async function client(port: number, options: { maxInFlight?: number } = {}) {
-  const connection = await ServerConnection.connect({ host: '127.0.0.1', port, ...options })
+  const connection = await ClientConnection.connect({ host: '127.0.0.1', port, ...options })
   cleanups.push(() => connection.close())
   return connection
 }
@@ -306,7 +306,7 @@ describe('RpcServer connections', () => {
     await started.promise
     await server.close(5000)
     expect((await response).bucketsResp[0].bucketId).toBe(9)
-    const refused = await ServerConnection.connect({ host: '127.0.0.1', port }).catch(e => e as FlussError)
+    const refused = await ClientConnection.connect({ host: '127.0.0.1', port }).catch(e => e as FlussError)
     expect((refused as FlussError).errorName).toBe('NETWORK_EXCEPTION')
   })
 })

@@ -1,4 +1,4 @@
-import { queryAll } from '../catalog/query-all.js'
+import { queryAll } from '../control-plane/query-all.js'
 import { isFlussError } from '../errors/index.js'
 import {
   ACL_BINDING_SK_PREFIX,

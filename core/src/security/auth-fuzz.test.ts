@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Configuration } from '../config/index.js'
 import { decodeErrorBody, encodeRequest } from '../rpc/frame.js'
 import { ApiVersionsRequest, AuthenticateRequest } from '../rpc/generated/fluss-api.js'
-import { RpcServer, ServerConnection } from '../rpc/index.js'
-import { prng, TestingRawClient } from '../rpc/testing.js'
+import { ClientConnection, RpcServer } from '../rpc/index.js'
+import { prng } from '../testing/random.js'
+import { TestingRawClient } from '../testing/raw-client.js'
+import { plainJaas, scramJaas } from '../testing/security.js'
 import { serverListenerSecurity } from './listener-security.js'
-import { plainJaas, scramJaas } from './testing.js'
 
 /** Random, truncated and oversized AUTHENTICATE tokens and requests before authentication. */
 let server: RpcServer
@@ -84,7 +85,7 @@ describe('AUTHENTICATE fuzzing', () => {
       client.destroy()
     }
     expect(served).toBe(1)
-    const fresh = await ServerConnection.connect({
+    const fresh = await ClientConnection.connect({
       host: '127.0.0.1',
       port,
       security: { sasl: { mechanism: 'PLAIN', username: 'alice', password: 'alice-secret' } },

@@ -8,11 +8,11 @@ import { Configuration } from '../config/index.js'
 import { FlussError } from '../errors/index.js'
 import { encodeRequest } from '../rpc/frame.js'
 import { ApiVersionsRequest } from '../rpc/generated/fluss-api.js'
-import { type RequestContext, RpcServer, ServerConnection } from '../rpc/index.js'
-import { rejection, TestingRawClient } from '../rpc/testing.js'
+import { ClientConnection, type RequestContext, RpcServer } from '../rpc/index.js'
+import { rejection, TestingRawClient } from '../testing/raw-client.js'
+import { plainJaas, scramJaas, testCertFile } from '../testing/security.js'
 import type { ClientSecurity } from './client-security.js'
 import { serverListenerSecurity } from './listener-security.js'
-import { plainJaas, scramJaas, testCertFile } from './testing.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -50,7 +50,7 @@ async function start(values: Record<string, unknown>, listener = 'CLIENT') {
 }
 
 async function open(port: number, security?: ClientSecurity) {
-  const c = await ServerConnection.connect({
+  const c = await ClientConnection.connect({
     host: '127.0.0.1',
     port,
     connectTimeoutMs: 3000,

@@ -1,5 +1,6 @@
 import { FlussError } from '../errors/index.js'
 import type { AuthenticateRequest, AuthenticateResponseInit } from '../rpc/index.js'
+import { sleep } from '../util/sleep.js'
 import type { FailureLimiter } from './failure-limiter.js'
 import { userPrincipal } from './principal.js'
 import { authError, type SaslServer } from './sasl.js'
@@ -20,8 +21,6 @@ export interface SaslAuthenticatorOptions {
   readonly failureDelayMs: number
   readonly logger: AuthLogger
 }
-
-const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms))
 
 /**
  * The AUTHENTICATE handler of a SASL listener (Fluss's NettyServerHandler.handleAuthenticateRequest

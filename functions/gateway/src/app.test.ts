@@ -1,9 +1,10 @@
 import { Configuration } from '@sluice/core/config'
+import type { Clock } from '@sluice/core/util'
 import { describe, expect, it } from 'vitest'
 import { createApp } from './app.js'
 import { MemoryGatewayBackend } from './testing/memory-backend.js'
 import { send, testGateway, withDatabase } from './testing/test-app.js'
-import { type Clock, SILENT_LOGGER } from './types.js'
+import { SILENT_LOGGER } from './types.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 

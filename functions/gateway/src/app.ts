@@ -3,6 +3,7 @@ import {
   GATEWAY_SECURITY_AUTHENTICATION,
   GATEWAY_SECURITY_TRUSTED_HEADER_NAME,
 } from '@sluice/core/config'
+import { type Clock, SYSTEM_CLOCK } from '@sluice/core/util'
 import { type Context, Hono, type Next } from 'hono'
 import { renderError } from './errors/envelope.js'
 import { GatewayError } from './errors/gateway-error.js'
@@ -28,7 +29,7 @@ import { TableInfoCache } from './routes/table-info-cache.js'
 import { tableRoutes } from './routes/tables.js'
 import { unionReadRoutes } from './routes/union-read.js'
 import { writeRoutes } from './routes/writes.js'
-import { type Clock, CONSOLE_LOGGER, type GatewayDeps, type GatewayEnv, SYSTEM_CLOCK } from './types.js'
+import { CONSOLE_LOGGER, type GatewayDeps, type GatewayEnv } from './types.js'
 
 export const GATEWAY_API_VERSION = '1.0.0'
 

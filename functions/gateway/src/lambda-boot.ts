@@ -1,4 +1,4 @@
-import type { Clock } from './types.js'
+import { type Clock, exponentialBackoffMs } from '@sluice/core/util'
 
 export interface RetryBackoff {
   /** Wait after the first failure. */
@@ -73,7 +73,7 @@ export class BootOnce<T> {
           return value
         },
         error => {
-          const waitMs = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** Math.min(failures, 30))
+          const waitMs = exponentialBackoffMs(failures + 1, this.backoff.initialMs, this.backoff.maxMs)
           this.#state = {
             kind: 'failed',
             error,

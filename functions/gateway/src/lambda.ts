@@ -3,6 +3,7 @@ import {
   GATEWAY_CONNECT_RETRY_BACKOFF_INITIAL,
   GATEWAY_CONNECT_RETRY_BACKOFF_MAX,
 } from '@sluice/core/config'
+import { type Clock, SYSTEM_CLOCK } from '@sluice/core/util'
 import {
   type APIGatewayProxyResult,
   type ApiGatewayRequestContextV2,
@@ -15,7 +16,7 @@ import { configuredAuthenticator } from './http/auth.js'
 import { apiGatewayAuthenticator } from './http/lambda-auth.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './http/request-id.js'
 import { BootOnce } from './lambda-boot.js'
-import { type Clock, CONSOLE_LOGGER, type GatewayDeps, type Logger, SYSTEM_CLOCK } from './types.js'
+import { CONSOLE_LOGGER, type GatewayDeps, type Logger } from './types.js'
 
 /** An API Gateway HTTP API event, payload format 2.0. */
 export interface APIGatewayProxyEventV2 {

@@ -1,4 +1,4 @@
-import type { Clock } from './types.js'
+import type { Clock } from '@sluice/core/util'
 
 export type GatewayState = 'starting' | 'ready' | 'draining'
 

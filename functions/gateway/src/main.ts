@@ -1,11 +1,7 @@
-import {
-  BOOTSTRAP_SERVERS,
-  FLUSS_CONF_ENV,
-  loadServerConfig,
-  stopOnSignalsOrParentExit,
-} from '@sluice/core/config'
+import { BOOTSTRAP_SERVERS, FLUSS_CONF_ENV, loadServerConfig } from '@sluice/core/config'
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { startProcessMetrics } from '@sluice/core/metrics'
+import { stopOnSignalsOrParentExit } from '@sluice/core/process'
 import { connectClusterBackend } from './backend/cluster-backend.js'
 import { startGatewayServer } from './server.js'
 

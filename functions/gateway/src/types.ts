@@ -1,17 +1,11 @@
 import type { Configuration } from '@sluice/core/config'
 import type { MetricRegistry } from '@sluice/core/metrics'
+import type { Clock } from '@sluice/core/util'
 import type { Context } from 'hono'
 import type { GatewayBackend } from './backend/gateway-backend.js'
 import type { IdempotencyStore } from './http/idempotency-store.js'
 import type { GatewayLifecycle } from './lifecycle.js'
 import type { GatewayLimits } from './limits.js'
-
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  nowMs(): number
-}
-
-export const SYSTEM_CLOCK: Clock = { nowMs: () => Date.now() }
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void

@@ -1,6 +1,5 @@
 import { GlueClient } from '@aws-sdk/client-glue'
 import { type BlobStore, createBlobStore } from '@sluice/core/blobstore'
-import { Catalog } from '@sluice/core/catalog'
 import {
   type Configuration,
   SLUICE_AWS_REGION,
@@ -11,6 +10,7 @@ import {
   SLUICE_METASTORE_REGION,
   SLUICE_METASTORE_TABLE,
 } from '@sluice/core/config'
+import { Catalog } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { AwsCredentials, MetaStore } from '@sluice/core/metastore'
 import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'

@@ -1,9 +1,10 @@
-import { loadServerConfig, stopOnSignalsOrParentExit } from '@sluice/core/config'
+import { loadServerConfig } from '@sluice/core/config'
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { startProcessMetrics } from '@sluice/core/metrics'
-import { ecsTaskPrivateAddress } from './advertised-endpoints.js'
-import { CoordinatorServer } from './coordinator-server.js'
+import { stopOnSignalsOrParentExit } from '@sluice/core/process'
+import { ecsTaskPrivateAddress } from './server/advertised-endpoints.js'
+import { CoordinatorServer } from './server/coordinator-server.js'
 
 /** The environment variable naming the config file when `--config` is not given. */
 const CONFIG_ENV = 'SLUICE_CONFIG'

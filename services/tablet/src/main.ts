@@ -1,5 +1,4 @@
 import { type BlobStore, createBlobStore } from '@sluice/core/blobstore'
-import { Catalog, readOnlyAdminHandlers } from '@sluice/core/catalog'
 import {
   type Configuration,
   INTERNAL_LISTENER_NAME,
@@ -10,12 +9,13 @@ import {
   SLUICE_BLOBSTORE_URI,
   SLUICE_CATALOG_CACHE_MAX_ENTRIES,
   SLUICE_CATALOG_CACHE_TTL,
-  stopOnSignalsOrParentExit,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
+import { Catalog, readOnlyAdminHandlers } from '@sluice/core/control-plane'
 import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { type ProcessMetrics, startProcessMetrics } from '@sluice/core/metrics'
+import { stopOnSignalsOrParentExit } from '@sluice/core/process'
 import { CatalogTabletCatalog } from './catalog/catalog-tablet-catalog.js'
 import { remoteDataDirOf, TabletServer } from './tablet/tablet-server.js'
 

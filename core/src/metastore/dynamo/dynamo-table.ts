@@ -1,5 +1,6 @@
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { FlussError } from '../../errors/index.js'
+import { sleep } from '../../util/sleep.js'
 import { isTransientAwsError, sdkErrorName, storageException, unexpectedAwsError } from '../aws-errors.js'
 import { METADATA_TABLE } from '../table-definition.js'
 
@@ -58,7 +59,7 @@ async function waitUntilActive(client: DynamoDBClient, tableName: string, timeou
     if (Date.now() >= deadline) {
       throw new FlussError('STORAGE_EXCEPTION', `table ${tableName} still ${status} after ${timeoutMs} ms`)
     }
-    await new Promise(resolve => setTimeout(resolve, pollMs))
+    await sleep(pollMs)
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../types.js'
+import type { Clock } from '@sluice/core/util'
 
 /**
  * The record of one write made under an `Idempotency-Key`. `in_progress` while the write runs,

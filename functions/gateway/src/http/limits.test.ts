@@ -1,5 +1,5 @@
+import type { Clock } from '@sluice/core/util'
 import { describe, expect, it } from 'vitest'
-import type { Clock } from '../types.js'
 import { MemoryIdempotencyStore } from './idempotency-store.js'
 import { acceptsJson, bodyFormat } from './media.js'
 import { ConcurrencyLimiter, TokenBucket } from './rate-limiter.js'

@@ -1,10 +1,11 @@
 import { Configuration } from '@sluice/core/config'
 import { MetricRegistry } from '@sluice/core/metrics'
+import { SYSTEM_CLOCK } from '@sluice/core/util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../app.js'
 import { MemoryGatewayBackend } from '../testing/memory-backend.js'
 import { send } from '../testing/test-app.js'
-import { SILENT_LOGGER, SYSTEM_CLOCK } from '../types.js'
+import { SILENT_LOGGER } from '../types.js'
 
 const registries: MetricRegistry[] = []
 afterEach(() => {

@@ -1,4 +1,4 @@
-import type { Clock } from '../types.js'
+import type { Clock } from '@sluice/core/util'
 
 /**
  * A token bucket refilled at `ratePerSecond` and holding at most one second's worth. A request

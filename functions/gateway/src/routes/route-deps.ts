@@ -4,13 +4,14 @@ import {
   validateDatabaseName,
   validateTableName,
 } from '@sluice/core/metadata'
+import type { Clock } from '@sluice/core/util'
 import type { BackendContext, GatewayBackend } from '../backend/gateway-backend.js'
 import type { IdempotencyStore } from '../http/idempotency-store.js'
 import type { RouteRuntime } from '../http/pipeline.js'
 import type { GatewayLifecycle } from '../lifecycle.js'
 import type { GatewayLimits } from '../limits.js'
 import type { ParamSpec } from '../openapi/registry.js'
-import type { Clock, Logger } from '../types.js'
+import type { Logger } from '../types.js'
 import type { CachedTableInfo, TableInfoCache } from './table-info-cache.js'
 
 /** What route modules are built from. */

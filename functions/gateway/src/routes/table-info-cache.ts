@@ -1,5 +1,5 @@
 import type { TableInfo, TablePath } from '@sluice/core/metadata'
-import type { Clock } from '../types.js'
+import type { Clock } from '@sluice/core/util'
 
 interface Entry {
   readonly info: Promise<TableInfo>

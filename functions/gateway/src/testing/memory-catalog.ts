@@ -13,8 +13,8 @@ import {
   validatePartitionSpec,
   validateTableDescriptor,
 } from '@sluice/core/metadata'
+import type { Clock } from '@sluice/core/util'
 import type { PartitionInfo, PartitionSpecValues } from '../backend/gateway-backend.js'
-import type { Clock } from '../types.js'
 
 export interface MemoryLogRecord {
   readonly offset: number

@@ -1,4 +1,4 @@
-import { corruptItem, ITEM_FORMAT, ItemReader } from '@sluice/core/catalog'
+import { corruptItem, ITEM_FORMAT, ItemReader } from '@sluice/core/control-plane'
 import {
   type ItemValue,
   type JsonValue,

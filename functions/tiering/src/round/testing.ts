@@ -4,7 +4,13 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ArrowBatchWriter, DEFAULT_COMPRESSION, initArrowCodecs } from '@sluice/core/arrow'
 import { type BlobStore, FsBlobStore } from '@sluice/core/blobstore'
-import { Catalog, createDatabase, createPartition, createTable, tableInfoOf } from '@sluice/core/catalog'
+import {
+  Catalog,
+  createDatabase,
+  createPartition,
+  createTable,
+  tableInfoOf,
+} from '@sluice/core/control-plane'
 import {
   databaseDescriptor,
   resolvedPartitionSpec,

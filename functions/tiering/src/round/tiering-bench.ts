@@ -1,13 +1,6 @@
-import {
-  ArrowBatchWriter,
-  BENCH_ROW_TYPE,
-  benchRows,
-  DEFAULT_COMPRESSION,
-  initArrowCodecs,
-  writeArrowStream,
-} from '@sluice/core/arrow'
+import { ArrowBatchWriter, DEFAULT_COMPRESSION, initArrowCodecs, writeArrowStream } from '@sluice/core/arrow'
 import { MemoryBlobStore } from '@sluice/core/blobstore'
-import { Catalog, createDatabase, createTable, tableInfoOf } from '@sluice/core/catalog'
+import { Catalog, createDatabase, createTable, tableInfoOf } from '@sluice/core/control-plane'
 import {
   databaseDescriptor,
   Schema,
@@ -19,6 +12,7 @@ import { lakeKey, MemoryMetaStore } from '@sluice/core/metastore'
 import { buildLogBatch, LogRecordBatch } from '@sluice/core/record'
 import { MANIFEST_INLINE_BYTES_DEFAULT, newRemoteId, RemoteLogManifestStore } from '@sluice/core/remotelog'
 import { Timestamp } from '@sluice/core/row'
+import { BENCH_ROW_TYPE, benchRows } from '@sluice/core/testing'
 import { Compression, Table, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm/node'
 import { LocalCatalog } from '../catalog/local-catalog.js'
 import { LakeFileIO } from '../iceberg/file-io.js'

@@ -1,5 +1,5 @@
-import { type Catalog, tableInfoOf } from '@sluice/core/catalog'
 import { TABLE_DATALAKE_ENABLED } from '@sluice/core/config'
+import { type Catalog, tableInfoOf } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { TableInfo, TablePath } from '@sluice/core/metadata'
 import type { RowType } from '@sluice/core/types'

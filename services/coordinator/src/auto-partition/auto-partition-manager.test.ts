@@ -1,9 +1,9 @@
 import { FlussError } from '@sluice/core/errors'
 import { describe, expect, it } from 'vitest'
+import { MemoryPartitionOps, RecordingLogger, setupManager, TestingTimer } from '../testing/auto-partition.js'
+import { alteredTable, autoPartitionedTable, localInstant } from '../testing/auto-partition-tables.js'
 import { AutoPartitionManager } from './auto-partition-manager.js'
 import { dayCreateDelayMinutes } from './auto-partition-plan.js'
-import { MemoryPartitionOps, RecordingLogger, setupManager, TestingTimer } from './testing.js'
-import { alteredTable, autoPartitionedTable, localInstant } from './testing-tables.js'
 
 const MIN = 60_000
 const HOUR = 60 * MIN

@@ -1,18 +1,18 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type TableInfo, tablePathToString } from '@sluice/core/metadata'
+import { type Clock, SYSTEM_CLOCK, systemTimer, type Timer, type TimerHandle } from '@sluice/core/util'
 import { applyAutoPartitionPlan, logError } from './apply-plan.js'
 import { dayCreateDelayMinutes, planAutoPartitions } from './auto-partition-plan.js'
 import { autoPartitionSettings, MACHINE_TIME_ZONE_ID } from './auto-partition-settings.js'
 import {
   type AutoPartitionLogger,
   type AutoPartitionManagerOptions,
-  type Clock,
   SILENT_AUTO_PARTITION_LOGGER,
-  SYSTEM_TIMER,
   type TableCheckResult,
-  type Timer,
-  type TimerHandle,
 } from './partition-ops.js'
+
+/** Standalone, the manager's checks do not keep the process alive; the coordinator passes its timer. */
+const UNREFERENCED_TIMER = systemTimer({ unref: true })
 
 interface QueuedTableCheck {
   /** Updated by later callers until the check starts. */
@@ -46,8 +46,8 @@ export class AutoPartitionManager {
       )
     }
     this.#opts = options
-    this.#clock = options.clock ?? { nowMs: () => Date.now() }
-    this.#timer = options.timer ?? SYSTEM_TIMER
+    this.#clock = options.clock ?? SYSTEM_CLOCK
+    this.#timer = options.timer ?? UNREFERENCED_TIMER
     this.#logger = options.logger ?? SILENT_AUTO_PARTITION_LOGGER
   }
 

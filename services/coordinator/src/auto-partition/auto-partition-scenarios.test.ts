@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { setupManager as setup } from './testing.js'
-import { FLUSS_SCENARIOS } from './testing-scenarios.js'
-import { autoPartitionedTable, localInstant } from './testing-tables.js'
+import { setupManager as setup } from '../testing/auto-partition.js'
+import { FLUSS_SCENARIOS } from '../testing/auto-partition-scenarios.js'
+import { autoPartitionedTable, localInstant } from '../testing/auto-partition-tables.js'
 
 const sorted = (xs: readonly string[]) => [...xs].sort()
 

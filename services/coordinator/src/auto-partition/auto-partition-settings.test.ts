@@ -1,7 +1,8 @@
+import { expectFlussError } from '@sluice/core/testing'
 import { describe, expect, it } from 'vitest'
+import { setupManager } from '../testing/auto-partition.js'
+import { autoPartitionedTable, localInstant } from '../testing/auto-partition-tables.js'
 import { autoPartitionSettings } from './auto-partition-settings.js'
-import { expectFlussError, setupManager } from './testing.js'
-import { autoPartitionedTable, localInstant } from './testing-tables.js'
 
 describe('autoPartitionSettings', () => {
   it('reads unit, format, zone and counts from the table properties', () => {

@@ -1,5 +1,6 @@
 import type { FlussError } from '@sluice/core/errors'
 import type { ResolvedPartitionSpec, TableInfo } from '@sluice/core/metadata'
+import type { Clock, Timer } from '@sluice/core/util'
 
 /** The I/O the auto-partition manager needs, injected by the coordinator (and faked in tests). */
 
@@ -16,19 +17,6 @@ export interface PartitionOps {
   dropPartition(table: TableInfo, partitionName: string): Promise<void>
 }
 
-export interface Clock {
-  nowMs(): number
-}
-
-export interface TimerHandle {
-  cancel(): void
-}
-
-/** Schedules callbacks (the shape of the coordinator's `Timer`). */
-export interface Timer {
-  schedule(delayMs: number, callback: () => void | Promise<void>): TimerHandle
-}
-
 /** The coordinator's logger; `error` falls back to `warn` when absent. */
 export interface AutoPartitionLogger {
   info(message: string, fields?: Record<string, unknown>): void
@@ -37,14 +25,6 @@ export interface AutoPartitionLogger {
 }
 
 export const SILENT_AUTO_PARTITION_LOGGER: AutoPartitionLogger = { info() {}, warn() {}, error() {} }
-
-export const SYSTEM_TIMER: Timer = {
-  schedule(delayMs, callback) {
-    const handle = setTimeout(() => void callback(), delayMs)
-    handle.unref()
-    return { cancel: () => clearTimeout(handle) }
-  },
-}
 
 export interface AutoPartitionManagerOptions {
   readonly tables: AutoPartitionTableSource

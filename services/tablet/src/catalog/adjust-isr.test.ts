@@ -4,7 +4,7 @@ import {
   withNewIsr,
   withNewLeader,
   writeNewBuckets,
-} from '@sluice/core/catalog'
+} from '@sluice/core/control-plane'
 import { isFlussError } from '@sluice/core/errors'
 import { type ItemValue, MemoryMetaStore, type WriteCondition } from '@sluice/core/metastore'
 import { beforeEach, describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-import { type Catalog, writeIsrAsLeader } from '@sluice/core/catalog'
+import { type Catalog, writeIsrAsLeader } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import { isMetaStoreConflict } from '@sluice/core/metastore'
 import type { AdjustIsrResult, IsrProposal } from '../replica/replica-types.js'

@@ -6,7 +6,7 @@ import {
   renewTabletServerLease,
   type TabletServerLeaseRecord,
   tableInfoOf,
-} from '@sluice/core/catalog'
+} from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { Schema, TableBucket, TableInfo } from '@sluice/core/metadata'
 import { allocateId, COUNTERS, type MetaStore, serverKey } from '@sluice/core/metastore'
@@ -26,7 +26,7 @@ interface CatalogLease extends TabletServerLease {
 }
 
 /**
- * The TabletCatalog of a tablet server over the shared catalog (`@sluice/core/catalog`): leases in
+ * The TabletCatalog of a tablet server over the shared catalog (`@sluice/core/control-plane`): leases in
  * the catalog's lease items (host/port = the internal listener), tables and schemas from the
  * catalog's items, writer ids from the `writer-id` counter of the metadata store.
  */

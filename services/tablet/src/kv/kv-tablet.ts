@@ -1,7 +1,7 @@
 import { initArrowCodecs } from '@sluice/core/arrow'
 import { TABLE_CHANGELOG_IMAGE } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
-import { SerialExecutor } from '../log/serial-executor.js'
+import { SerialExecutor } from '@sluice/core/util'
 import { type ChangelogBuilder, changelogBuilderFor } from './changelog-builder.js'
 import { KvFlusher } from './kv-flusher.js'
 import { insertIfNotExistsBatch } from './kv-insert.js'

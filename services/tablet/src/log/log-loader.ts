@@ -1,11 +1,12 @@
 import { join } from 'node:path'
 import { FlussError } from '@sluice/core/errors'
+import { type Clock, SYSTEM_CLOCK } from '@sluice/core/util'
 import { type FileIO, nodeFileIO, storageError } from './file-io.js'
 import { HighWatermarkCheckpoint } from './high-watermark-checkpoint.js'
 import { LocalLog, type LocalLogConfig } from './local-log.js'
 import { CLEAN_SHUTDOWN_FILE, LOG_FILE_SUFFIX, parseOffsetFileName, TEMP_FILE_SUFFIX } from './log-paths.js'
 import { LogSegment } from './log-segment.js'
-import { type Clock, LOG_TABLET_DEFAULTS, type LogTabletOptions, SYSTEM_CLOCK } from './log-tablet-types.js'
+import { LOG_TABLET_DEFAULTS, type LogTabletOptions } from './log-tablet-types.js'
 import { WriterStateManager } from './writer-state-manager.js'
 
 const MAX_SEGMENT_BYTES = 0x7fffffff

@@ -1,6 +1,7 @@
+import type { Clock } from '@sluice/core/util'
 import type { LocalLog } from './local-log.js'
 import { rebuildWriterState } from './log-loader.js'
-import type { Clock, SealedSegment } from './log-tablet-types.js'
+import type { SealedSegment } from './log-tablet-types.js'
 import type { WriterStateManager } from './writer-state-manager.js'
 
 /**

@@ -1,11 +1,5 @@
+import type { Clock } from '@sluice/core/util'
 import type { FileIO } from './file-io.js'
-
-/** Wall-clock source, injectable so tests can move time (also backwards). */
-export interface Clock {
-  nowMs(): number
-}
-
-export const SYSTEM_CLOCK: Clock = { nowMs: () => Date.now() }
 
 /**
  * Settings of one LogTablet. The server's configuration registry supplies them; the comments name

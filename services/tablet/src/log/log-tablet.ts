@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { assert, FlussError } from '@sluice/core/errors'
 import type { LogRecordBatch } from '@sluice/core/record'
+import { SerialExecutor } from '@sluice/core/util'
 import { storageError, writeFileAtomic } from './file-io.js'
 import { HighWatermarkCheckpoint } from './high-watermark-checkpoint.js'
 import type { LocalLog } from './local-log.js'
@@ -22,7 +23,6 @@ import type {
   SealedSegment,
 } from './log-tablet-types.js'
 import { ReadWriteLock } from './read-write-lock.js'
-import { SerialExecutor } from './serial-executor.js'
 import type { WriterStateEntry } from './writer-state-entry.js'
 import type { WriterStateManager } from './writer-state-manager.js'
 

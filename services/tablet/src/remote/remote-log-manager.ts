@@ -8,7 +8,14 @@ import {
   RemoteLogManifestStore,
   remoteLogTabletPrefix,
 } from '@sluice/core/remotelog'
-import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
+import {
+  type Clock,
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicy,
+  realSleep,
+  SYSTEM_CLOCK,
+  withRetry,
+} from '@sluice/core/util'
 import { deleteKeys, listTabletKeys } from './orphan-sweep.js'
 import { RemoteIndexCache } from './remote-index-cache.js'
 import { RemoteLogReader } from './remote-log-reader.js'
@@ -20,7 +27,6 @@ import {
   type RemoteLogTableOptions,
   SILENT_REMOTE_LOG_LOGGER,
 } from './remote-log-types.js'
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, realSleep, withRetry } from './retry.js'
 import type { RemoteCall } from './segment-uploader.js'
 
 export interface RemoteLogManagerOptions {

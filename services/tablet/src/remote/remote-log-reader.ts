@@ -4,10 +4,10 @@ import { type PhysicalTablePath, type TableBucket, tableBucketToString } from '@
 import type { RemoteLogManifest, RemoteLogSegmentEntry } from '@sluice/core/remotelog'
 import { readRemoteBatches, remoteLogTabletDir } from '@sluice/core/remotelog'
 import type { PbRemoteLogFetchInfoInit } from '@sluice/core/rpc'
+import { withTimeout } from '@sluice/core/util'
 import { OffsetIndex } from '../log/index.js'
 import type { RemoteIndexCache } from './remote-index-cache.js'
 import type { RemoteLogStats } from './remote-log-stats.js'
-import { withTimeout } from './retry.js'
 
 export interface RemoteLogReaderDeps {
   readonly blobStore: BlobStore

@@ -8,12 +8,11 @@ import type {
   StoredManifest,
 } from '@sluice/core/remotelog'
 import { newRemoteId } from '@sluice/core/remotelog'
-import type { Clock } from '../log/index.js'
+import { type Clock, type RetryPolicy, withRetry, withTimeout } from '@sluice/core/util'
 import { deleteKeys, listTabletKeys, selectOrphans } from './orphan-sweep.js'
 import { deletableLocalCount, uploadCandidates } from './remote-log-plan.js'
 import type { RemoteLogStats } from './remote-log-stats.js'
 import type { RemoteLogLogger, RemoteLogReplica, RemoteLogTableOptions } from './remote-log-types.js'
-import { type RetryPolicy, withRetry, withTimeout } from './retry.js'
 import { type RemoteCall, uploadSegment } from './segment-uploader.js'
 
 export interface RemoteLogTaskSettings {
@@ -89,7 +88,7 @@ export class RemoteLogTask {
         })
       },
     }
-    this.#call = (what, op) => withRetry(what, deps.settings.retry, hooks, op)
+    this.#call = (what, op) => withRetry(what, deps.settings.retry, hooks, op, 'remote log task stopped')
   }
 
   get name(): string {

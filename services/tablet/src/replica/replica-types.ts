@@ -1,4 +1,4 @@
-import type { LeaderAndIsr } from '@sluice/core/catalog'
+import type { LeaderAndIsr } from '@sluice/core/control-plane'
 import type { FlussError } from '@sluice/core/errors'
 import type { PhysicalTablePath, TableBucket } from '@sluice/core/metadata'
 

@@ -1,4 +1,4 @@
-import { type LakeOffsets, NO_LAKE_OFFSETS, readLakeOffsets } from '@sluice/core/catalog'
+import { type LakeOffsets, NO_LAKE_OFFSETS, readLakeOffsets } from '@sluice/core/control-plane'
 import type { TableBucket } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 

@@ -1,5 +1,5 @@
 import { ERRORS } from '@sluice/core/errors'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TestingKvBatches } from '../kv/testing.js'
 import { TestingClock } from '../log/testing.js'
@@ -48,15 +48,15 @@ function start(serverId: number, extra: Record<string, unknown> = {}, remote = f
 async function lead(
   servers: readonly TabletServer[],
   replicas: readonly number[],
-): Promise<ServerConnection> {
+): Promise<ClientConnection> {
   const notify = notifyRequest(1, [{ bucket: 0, leader: replicas[0] as number, replicas }])
   const connections = await Promise.all(servers.map(s => cluster.connect(s)))
   for (const c of connections) await c.request('NOTIFY_LEADER_AND_ISR', notify)
-  return connections[0] as ServerConnection
+  return connections[0] as ClientConnection
 }
 
 /** `batches` batches of 20 rows from row `from` on (several segments of 1 KiB). */
-async function produce(c: ServerConnection, from: number, batches: number, acks: number): Promise<void> {
+async function produce(c: ClientConnection, from: number, batches: number, acks: number): Promise<void> {
   for (let i = 0; i < batches; i++) {
     const response = await c.request('PRODUCE_LOG', {
       acks,
@@ -74,7 +74,7 @@ function logOf(server: TabletServer) {
   return replica.logTablet
 }
 
-async function readFrom(c: ServerConnection, fetchOffset: number) {
+async function readFrom(c: ClientConnection, fetchOffset: number) {
   const response = await c.request('FETCH_LOG', {
     followerServerId: -1,
     maxBytes: 1 << 20,

@@ -1,6 +1,6 @@
 import { TABLE_LOG_TTL } from '@sluice/core/config'
 import type { TableBucket } from '@sluice/core/metadata'
-import type { Clock } from '../log/index.js'
+import type { Clock } from '@sluice/core/util'
 import type { Replica } from '../replica/replica.js'
 
 /** What local retention reads of a hosted replica. */

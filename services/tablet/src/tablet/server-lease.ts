@@ -1,6 +1,6 @@
 import { isFlussError } from '@sluice/core/errors'
+import type { Clock } from '@sluice/core/util'
 import type { TabletCatalog, TabletServerLease, TabletServerRegistration } from '../catalog/tablet-catalog.js'
-import type { Clock } from '../log/index.js'
 
 export interface ServerLeaseSettings {
   readonly leaseDurationMs: number

@@ -1,5 +1,5 @@
 import { LOG_REPLICA_FETCH_WAIT_MAX_TIME } from '@sluice/core/config'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TabletServer } from './tablet-server.js'
 import {
@@ -18,7 +18,7 @@ const BUCKET = { tableId: TABLE_ID, bucket: 0 }
 describe('leader failover between in-process tablet servers (RF=3)', () => {
   let cluster: TestCluster
   let servers: TabletServer[]
-  let connections: ServerConnection[]
+  let connections: ClientConnection[]
 
   beforeEach(async () => {
     cluster = new TestCluster()

@@ -2,7 +2,7 @@ import { ERRORS } from '@sluice/core/errors'
 import { ValueRecordBatch } from '@sluice/core/kvbatch'
 import type { TableInfo } from '@sluice/core/metadata'
 import { CompactedKeyEncoder, decodeCompactedRow, decodeValue, type Row } from '@sluice/core/row'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TestingKvBatches, type TestingKvRecord } from '../kv/testing.js'
 import { arrowBatch, notifyRequest, PK_SCHEMA, TABLE_ID, TestCluster, waitUntil } from './testing.js'
@@ -28,7 +28,7 @@ async function setup(replicationFactor: 1 | 2, properties: Record<string, string
 }
 
 async function put(
-  c: ServerConnection,
+  c: ClientConnection,
   batches: TestingKvBatches,
   records: readonly TestingKvRecord[],
   acks = -1,
@@ -42,7 +42,7 @@ async function put(
   return response.bucketsResp[0]
 }
 
-async function lookup(c: ServerConnection, batches: TestingKvBatches, keys: readonly Row[]) {
+async function lookup(c: ClientConnection, batches: TestingKvBatches, keys: readonly Row[]) {
   const response = await c.request('LOOKUP', {
     tableId: TABLE_ID,
     bucketsReq: [{ bucketId: 0, keys: keys.map(k => batches.key(k)) }],
@@ -55,7 +55,7 @@ async function lookup(c: ServerConnection, batches: TestingKvBatches, keys: read
 describe('primary-key tables through the TabletServer', () => {
   it('puts, looks up, prefix-looks up, limit-scans and counts rows on a single leader', async () => {
     const { connections, batches } = await setup(1)
-    const c = connections[0] as ServerConnection
+    const c = connections[0] as ClientConnection
     const first = await put(c, batches, [
       [1, 'a', 10n],
       [1, 'b', 11n],
@@ -108,7 +108,7 @@ describe('primary-key tables through the TabletServer', () => {
 
   it('refuses GET_TABLE_STATS of a WAL-image table as Fluss does (no row count is kept)', async () => {
     const { info, connections, batches } = await setup(1, { 'table.changelog.image': 'WAL' })
-    const [c] = connections as [ServerConnection]
+    const [c] = connections as [ClientConnection]
     expect(await put(c, batches, [[1, 'a', 1n]])).toMatchObject({ logEndOffset: 1 })
     const stats = await c.request('GET_TABLE_STATS', { tableId: TABLE_ID, bucketsReq: [{ bucketId: 0 }] })
     expect(stats.bucketsResp[0]).toMatchObject({
@@ -123,7 +123,7 @@ describe('primary-key tables through the TabletServer', () => {
 
   it('refuses PRODUCE_LOG to a primary-key table and writes to a follower', async () => {
     const { connections, batches } = await setup(2)
-    const [leader, follower] = connections as [ServerConnection, ServerConnection]
+    const [leader, follower] = connections as [ClientConnection, ClientConnection]
     const produced = await leader.request('PRODUCE_LOG', {
       acks: 1,
       tableId: TABLE_ID,
@@ -140,7 +140,7 @@ describe('primary-key tables through the TabletServer', () => {
 
   it('after a failover (RF=2) the new leader serves lookups equal to the acknowledged state', async () => {
     const { connections, servers, batches } = await setup(2)
-    const [leader, follower] = connections as [ServerConnection, ServerConnection]
+    const [leader, follower] = connections as [ClientConnection, ClientConnection]
     const expected = new Map<string, Row | null>()
     for (let round = 0; round < 20; round++) {
       const records: TestingKvRecord[] = []

@@ -1,5 +1,5 @@
 import { ERRORS } from '@sluice/core/errors'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TabletServer } from './tablet-server.js'
 import {
@@ -32,7 +32,7 @@ function fetchRequest(bucket: number, fetchOffset: number, extra: Record<string,
 describe('TabletServer produce and fetch on a single-replica log table', () => {
   let cluster: TestCluster
   let server: TabletServer
-  let client: ServerConnection
+  let client: ClientConnection
 
   beforeEach(async () => {
     cluster = new TestCluster()

@@ -1,7 +1,7 @@
 import { initArrowCodecs, projectRowType } from '@sluice/core/arrow'
 import { ERRORS } from '@sluice/core/errors'
 import { MemoryLogRecords } from '@sluice/core/record'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { arrowBatch, decodeRows, LOG_SCHEMA, notifyRequest, rows, TABLE_ID, TestCluster } from './testing.js'
 
@@ -22,7 +22,7 @@ function projectedFetch(projectedFields: number[], projectionPushdownEnabled = t
 
 describe('FETCH_LOG column projection', () => {
   let cluster: TestCluster
-  let client: ServerConnection
+  let client: ClientConnection
 
   beforeAll(async () => {
     await initArrowCodecs()

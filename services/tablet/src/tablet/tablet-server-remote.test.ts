@@ -1,4 +1,4 @@
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, describe, expect, it } from 'vitest'
 import { OffsetType } from '../replica/replica-types.js'
 import type { TabletServer } from './tablet-server.js'
@@ -48,9 +48,9 @@ async function tieredLeader(): Promise<{ server: TabletServer; uploadedEnd: numb
   return { server, uploadedEnd }
 }
 
-async function connectAs(server: TabletServer, clientSoftwareName: string): Promise<ServerConnection> {
+async function connectAs(server: TabletServer, clientSoftwareName: string): Promise<ClientConnection> {
   const { host, port } = server.endpoints[0] as { host: string; port: number }
-  return ServerConnection.connect({ host, port, expectedRole: 'tablet', clientSoftwareName })
+  return ClientConnection.connect({ host, port, expectedRole: 'tablet', clientSoftwareName })
 }
 
 function fetchFromStart(projectedFields: number[] | null = null) {

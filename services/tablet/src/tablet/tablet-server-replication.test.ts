@@ -1,5 +1,5 @@
 import { ERRORS } from '@sluice/core/errors'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TabletServer } from './tablet-server.js'
 import { arrowBatch, decodeRows, notifyRequest, rows, TABLE_ID, TestCluster, waitUntil } from './testing.js'
@@ -10,8 +10,8 @@ describe('replication between two tablet servers (RF=2)', () => {
   let cluster: TestCluster
   let leader: TabletServer
   let follower: TabletServer
-  let toLeader: ServerConnection
-  let toFollower: ServerConnection
+  let toLeader: ClientConnection
+  let toFollower: ClientConnection
 
   beforeEach(async () => {
     cluster = new TestCluster()

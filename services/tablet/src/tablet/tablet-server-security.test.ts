@@ -1,5 +1,5 @@
 import type { FlussError } from '@sluice/core/errors'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import { plainServerJaas } from '@sluice/core/security'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TabletServer } from './tablet-server.js'
@@ -26,7 +26,7 @@ function securityConfig(ownPassword: string) {
 
 describe('tablet servers with a SASL internal listener', () => {
   let cluster: TestCluster
-  const connections: ServerConnection[] = []
+  const connections: ClientConnection[] = []
 
   beforeEach(async () => {
     cluster = new TestCluster()
@@ -40,7 +40,7 @@ describe('tablet servers with a SASL internal listener', () => {
 
   async function connect(server: TabletServer, listener: string, username: string, password: string) {
     const { port } = server.endpoints.find(e => e.listenerName === listener) ?? server.endpoints[0]
-    const c = await ServerConnection.connect({
+    const c = await ClientConnection.connect({
       host: '127.0.0.1',
       port,
       security: { sasl: { mechanism: 'PLAIN', username, password } },

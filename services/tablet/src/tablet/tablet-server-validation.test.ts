@@ -2,7 +2,7 @@ import { ArrowBatchWriter } from '@sluice/core/arrow'
 import { ERRORS, type FlussError } from '@sluice/core/errors'
 import { lakeKey } from '@sluice/core/metastore'
 import { buildLogBatch } from '@sluice/core/record'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TabletServer } from './tablet-server.js'
@@ -10,7 +10,7 @@ import { arrowBatch, LOG_SCHEMA, notifyRequest, rows, TABLE_ID, TABLE_PATH, Test
 
 let cluster: TestCluster
 let server: TabletServer
-let client: ServerConnection
+let client: ClientConnection
 
 beforeEach(async () => {
   cluster = new TestCluster()

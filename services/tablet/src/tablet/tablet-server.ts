@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import type { BlobStore } from '@sluice/core/blobstore'
-import { parseListeners } from '@sluice/core/catalog'
 import {
   ADVERTISED_LISTENERS,
   AUTHORIZER_ENABLED,
@@ -29,6 +28,7 @@ import {
   TABLET_SERVER_ID,
   TABLET_SERVER_RACK,
 } from '@sluice/core/config'
+import { parseListeners } from '@sluice/core/control-plane'
 import { assert, FlussError } from '@sluice/core/errors'
 import type { MetaStore } from '@sluice/core/metastore'
 import type { MetricRegistry } from '@sluice/core/metrics'
@@ -41,8 +41,8 @@ import {
   listAclsHandler,
   serverListenerSecurity,
 } from '@sluice/core/security'
+import { type Clock, SYSTEM_CLOCK } from '@sluice/core/util'
 import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
-import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
 import { RemoteLogManager } from '../remote/index.js'
 import type { ReplicaHooks } from '../replica/replica-hooks.js'
 import { ReplicaManager } from '../replica/replica-manager.js'

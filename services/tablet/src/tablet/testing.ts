@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ArrowBatchReader, ArrowBatchWriter, type ArrowCompressionInfo } from '@sluice/core/arrow'
 import { MemoryBlobStore } from '@sluice/core/blobstore'
-import { Catalog, createDatabase, createTable, readOnlyAdminHandlers } from '@sluice/core/catalog'
 import {
   BIND_LISTENERS,
   Configuration,
@@ -15,11 +14,12 @@ import {
   TABLET_SERVER_CONTROLLED_SHUTDOWN_MAX_RETRIES,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
+import { Catalog, createDatabase, createTable, readOnlyAdminHandlers } from '@sluice/core/control-plane'
 import { databaseDescriptor, Schema, TableDescriptor, type TableInfo, tablePath } from '@sluice/core/metadata'
 import { MemoryMetaStore } from '@sluice/core/metastore'
 import { buildLogBatch, MemoryLogRecords } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
-import { ServerConnection } from '@sluice/core/rpc'
+import { ClientConnection } from '@sluice/core/rpc'
 import { DataTypes, type RowType } from '@sluice/core/types'
 import { CatalogTabletCatalog } from '../catalog/catalog-tablet-catalog.js'
 import { TabletServer, type TabletServerDeps } from './tablet-server.js'
@@ -97,7 +97,7 @@ export class TestCluster {
   readonly catalog = new CatalogTabletCatalog(this.sharedCatalog, this.store, 'FLUSS')
   readonly #dirs: string[] = []
   readonly #servers = new Set<TabletServer>()
-  readonly #connections: ServerConnection[] = []
+  readonly #connections: ClientConnection[] = []
 
   /** Creates the test log table (id TABLE_ID) through the catalog. */
   async createLogTable(numBuckets = 2, properties: Record<string, string> = {}): Promise<TableInfo> {
@@ -175,9 +175,9 @@ export class TestCluster {
   }
 
   /** A client connection to a server's first listener. */
-  async connect(server: TabletServer): Promise<ServerConnection> {
+  async connect(server: TabletServer): Promise<ClientConnection> {
     const { host, port } = server.endpoints[0]
-    const connection = await ServerConnection.connect({ host, port, expectedRole: 'tablet' })
+    const connection = await ClientConnection.connect({ host, port, expectedRole: 'tablet' })
     this.#connections.push(connection)
     return connection
   }

@@ -1,4 +1,4 @@
-import { parseListeners } from '@sluice/core/catalog'
+import { parseListeners } from '@sluice/core/control-plane'
 import type { ApiRequest } from '@sluice/core/rpc'
 import type { TabletMetadataCache } from '../replica/tablet-metadata-cache.js'
 

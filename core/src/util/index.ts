@@ -1,0 +1,5 @@
+export * from './backoff.js'
+export * from './clock.js'
+export * from './retry.js'
+export * from './serial-executor.js'
+export * from './sleep.js'

@@ -1,0 +1,5 @@
+export * from './auto-partition.js'
+export * from './auto-partition-scenarios.js'
+export * from './auto-partition-tables.js'
+export * from './coordinator-fixtures.js'
+export * from './testing-cluster.js'
