@@ -1,5 +1,4 @@
-// Parquet data and equality-delete files of lake tables (parquet-wasm), and the write benchmark.
-export * from './bench.js'
+// Parquet data and equality-delete files of lake tables (parquet-wasm).
 export * from './column-stats.js'
 export * from './data-file-writer.js'
 export * from './delete-file-writer.js'
