@@ -1,12 +1,7 @@
 import { MemoryBlobStore } from '@sluice/core/blobstore'
 import { ChangeType } from '@sluice/core/record'
+import { blobStoreLakeSource, hintedMetadataLocation, lakeTableLocation, readLakeFile } from '@sluice/lake/io'
 import { describe, expect, it } from 'vitest'
-import {
-  blobStoreLakeSource,
-  hintedMetadataLocation,
-  lakeTableLocation,
-  readLakeFile,
-} from './lake-source.js'
 import { type LogChange, PrimaryKeyMerge, type UnionRecord } from './union-merge.js'
 
 const lake = (id: number, v: string): UnionRecord => ({

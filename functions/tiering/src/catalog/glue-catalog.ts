@@ -9,8 +9,8 @@ import {
 } from '@aws-sdk/client-glue'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
-import type { LakeFileIO } from '../iceberg/file-io.js'
-import { metadataFileVersion } from '../iceberg/ids.js'
+import { metadataFileVersion } from '@sluice/lake/iceberg'
+import type { LakeFileIO } from '@sluice/lake/io'
 import {
   type CatalogColumn,
   type CatalogCommit,

@@ -6,7 +6,7 @@ import {
   type MetaStore,
   type VersionedItem,
 } from '@sluice/core/metastore'
-import type { LakeFileIO } from '../iceberg/file-io.js'
+import type { LakeFileIO } from '@sluice/lake/io'
 import {
   type CatalogCommit,
   type CatalogPointer,

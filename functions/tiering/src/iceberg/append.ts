@@ -1,20 +1,23 @@
 import { FlussError, isFlussError } from '@sluice/core/errors'
-import { isCommitStateUnknown } from '../catalog/catalog.js'
-import { newSnapshotId, uuidV7 } from './ids.js'
-import { writeManifestList } from './manifest-list.js'
-import { type AddedManifest, planManifests, writeAddedManifests } from './manifest-planner.js'
 import {
   appendSummary,
   COMMIT_USER_PROP,
+  type DataFile,
+  FileContent,
   FLUSS_COMMIT_USER,
   FLUSS_OFFSETS_PROP,
+  type FlussBucketOffset,
   formatFlussOffsets,
   mergeFlussOffsets,
-} from './summary.js'
+  newSnapshotId,
+  uuidV7,
+  withNewSnapshot,
+  writeManifestList,
+} from '@sluice/lake/iceberg'
+import { isCommitStateUnknown } from '../catalog/catalog.js'
+import { type AddedManifest, planManifests, writeAddedManifests } from './manifest-planner.js'
 import type { IcebergTable } from './table.js'
-import { withNewSnapshot } from './table-metadata.js'
 import { type LakeTableState, snapshotManifests } from './table-state.js'
-import { type DataFile, FileContent, type FlussBucketOffset } from './types.js'
 
 /**
  * One tiering commit: the round's data files and (for primary-key tables) equality delete files

@@ -1,14 +1,16 @@
-import type { LakeFileIO } from './file-io.js'
-import { uuidV7 } from './ids.js'
-import { type ManifestContext, readManifest, writeManifest } from './manifest.js'
-import { summarizeManifest } from './manifest-list.js'
 import {
   type DataFile,
   EntryStatus,
   ManifestContent,
+  type ManifestContext,
   type ManifestEntry,
   type ManifestFile,
-} from './types.js'
+  readManifest,
+  summarizeManifest,
+  uuidV7,
+  writeManifest,
+} from '@sluice/lake/iceberg'
+import type { LakeFileIO } from '@sluice/lake/io'
 
 /**
  * Which manifests a new snapshot lists. Files added by the commit go into fresh manifests (one

@@ -1,8 +1,8 @@
 import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
+import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type ChangeRecord, collapseChangelog } from './changelog.js'
-import { scanSnapshot } from './scan.js'
 import {
   PARTITIONED_PK_TABLE,
   PK_TABLE,

@@ -1,13 +1,13 @@
 import { DataTypes, notNull } from '@sluice/core/types'
-import { describe, expect, it } from 'vitest'
-import { lakePartitioningOf } from './partition.js'
 import {
   BUCKET_FIELD_ID,
   icebergTypeOf,
+  lakePartitioningOf,
   lakeSchemaOf,
   OFFSET_FIELD_ID,
   TIMESTAMP_FIELD_ID,
-} from './schema.js'
+} from '@sluice/lake/iceberg'
+import { describe, expect, it } from 'vitest'
 import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from './testing.js'
 
 describe('lake schema', () => {

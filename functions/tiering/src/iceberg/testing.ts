@@ -7,9 +7,9 @@ import { Schema, TableDescriptor, TableInfo, tablePath } from '@sluice/core/meta
 import { MemoryMetaStore } from '@sluice/core/metastore'
 import type { Row } from '@sluice/core/row'
 import { type DataType, DataTypes, notNull } from '@sluice/core/types'
+import { LakeFileIO } from '@sluice/lake/io'
 import { LocalCatalog } from '../catalog/local-catalog.js'
 import { type ChangeRecord, collapseChangelog } from './changelog.js'
-import { LakeFileIO } from './file-io.js'
 import { IcebergTable } from './table.js'
 import type { LakeTableState } from './table-state.js'
 

@@ -4,13 +4,12 @@ import { DuckDBInstance } from '@duckdb/node-api'
 import { ArrowBatchWriter, DEFAULT_COMPRESSION, initArrowCodecs } from '@sluice/core/arrow'
 import { Decimal, type Row, Timestamp } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
+import { BUCKET_FIELD_ID, fromBoundBytes, OFFSET_FIELD_ID, TIMESTAMP_FIELD_ID } from '@sluice/lake/iceberg'
+import { ArrowDataFileWriter } from '@sluice/lake/parquet'
 import { parquetMetadata } from 'hyparquet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fromBoundBytes } from '../iceberg/conversions.js'
-import { BUCKET_FIELD_ID, OFFSET_FIELD_ID, TIMESTAMP_FIELD_ID } from '../iceberg/schema.js'
 import type { IcebergTable } from '../iceberg/table.js'
 import { type TableSpec, type TempLake, tableInfoOf, tempLake } from '../iceberg/testing.js'
-import { ArrowDataFileWriter } from './arrow-data-file-writer.js'
 
 const SPEC: TableSpec = {
   name: 'pass_through',

@@ -3,10 +3,15 @@ import { fileURLToPath } from 'node:url'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { Decimal, type Row, Timestamp } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
+import {
+  BUCKET_FIELD_ID,
+  FileContent,
+  fromBoundBytes,
+  OFFSET_FIELD_ID,
+  TIMESTAMP_FIELD_ID,
+} from '@sluice/lake/iceberg'
 import { parquetMetadata } from 'hyparquet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fromBoundBytes } from '../iceberg/conversions.js'
-import { BUCKET_FIELD_ID, OFFSET_FIELD_ID, TIMESTAMP_FIELD_ID } from '../iceberg/schema.js'
 import type { IcebergTable } from '../iceberg/table.js'
 import {
   PARTITIONED_PK_TABLE,
@@ -15,7 +20,6 @@ import {
   tableInfoOf,
   tempLake,
 } from '../iceberg/testing.js'
-import { FileContent } from '../iceberg/types.js'
 
 const ALL_TYPES: TableSpec = {
   name: 'all_types',

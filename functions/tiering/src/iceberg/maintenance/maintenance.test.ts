@@ -1,10 +1,8 @@
 import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
+import { EntryStatus, readManifest, readManifestList, uuidV7 } from '@sluice/lake/iceberg'
+import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { uuidV7 } from '../ids.js'
-import { readManifest } from '../manifest.js'
-import { readManifestList } from '../manifest-list.js'
-import { scanSnapshot } from '../scan.js'
 import {
   LOG_TABLE,
   PK_TABLE,
@@ -14,7 +12,6 @@ import {
   tierLogRound,
   tierPkRound,
 } from '../testing.js'
-import { EntryStatus } from '../types.js'
 import { expireSnapshots } from './expire-snapshots.js'
 import { deleteOrphanFiles } from './orphan-files.js'
 import { ReachableFiles } from './reachable.js'

@@ -1,6 +1,6 @@
 import { FlussError } from '@sluice/core/errors'
+import { baseName, fileTimeMs, metadataFileVersion } from '@sluice/lake/iceberg'
 import { hintedMetadataFileName, VERSION_HINT_FILE } from '../../catalog/local-catalog.js'
-import { baseName, fileTimeMs, metadataFileVersion } from '../ids.js'
 import type { IcebergTable } from '../table.js'
 import { ReachableFiles } from './reachable.js'
 

@@ -13,8 +13,6 @@ import {
   type PartitionFieldSummary,
 } from './types.js'
 
-export { readManifestList } from '@sluice/client/union/iceberg'
-
 /**
  * Manifest lists: one `manifest_file` record per live manifest of a snapshot, with the header keys
  * Java and pyiceberg write (`snapshot-id`, `parent-snapshot-id`, `sequence-number`,

@@ -2,9 +2,9 @@ import { readArrowStream } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
 import type { Row } from '@sluice/core/row'
 import { readParquet } from 'parquet-wasm/node'
-import { readManifestList } from './iceberg/manifest-list-reader.js'
-import { readManifest } from './iceberg/manifest-reader.js'
-import { snapshotById } from './iceberg/metadata.js'
+import { readManifestList } from '../iceberg/manifest-list-reader.js'
+import { readManifest } from '../iceberg/manifest-reader.js'
+import { snapshotById } from '../iceberg/metadata.js'
 import {
   type DataFile,
   EntryStatus,
@@ -12,9 +12,10 @@ import {
   ManifestContent,
   type Snapshot,
   type TableMetadata,
-} from './iceberg/types.js'
-import { keyString, samePartition } from './iceberg/values.js'
-import { type LakeSource, readLakeFile } from './lake-source.js'
+} from '../iceberg/types.js'
+import { keyString, samePartition } from '../iceberg/values.js'
+import { type LakeSource, readLakeFile } from '../io/lake-source.js'
+import { PARQUET_FIELD_ID_KEY } from '../parquet/parquet-file.js'
 
 /**
  * Merge-on-read of one snapshot, by the letter of the spec, one data file at a time: a data row
@@ -30,7 +31,6 @@ import { type LakeSource, readLakeFile } from './lake-source.js'
 
 const PATH_FIELD_ID = 2147483546
 const POS_FIELD_ID = 2147483545
-export const PARQUET_FIELD_ID_KEY = 'PARQUET:field_id'
 
 export interface LiveFile {
   readonly file: DataFile

@@ -15,8 +15,6 @@ import {
   type PartitionValue,
 } from './types.js'
 
-export { type ManifestContents, readManifest } from '@sluice/client/union/iceberg'
-
 /**
  * Manifest files: Avro `manifest_entry` records plus the header the spec requires (`schema`,
  * `schema-id`, `partition-spec`, `partition-spec-id`, `format-version`, `content`). A manifest

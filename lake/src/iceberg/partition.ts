@@ -1,4 +1,3 @@
-import { samePartition } from '@sluice/client/union/iceberg'
 import { FlussError } from '@sluice/core/errors'
 import type { TableInfo } from '@sluice/core/metadata'
 import type { Value } from '@sluice/core/row'
@@ -19,8 +18,6 @@ import type { PartitionField, PartitionSpec, PartitionValue } from './types.js'
  * equality deletes to one bucket (a key always maps to one bucket, since the bucket key is part
  * of the primary key).
  */
-
-export { samePartition }
 
 export const PARTITION_FIELD_ID_BASE = 1000
 /** Java's and Athena's `last-partition-id` of an unpartitioned spec. */

@@ -1,16 +1,8 @@
-import {
-  COMMIT_USER_PROP,
-  checkFlussOffset,
-  FLUSS_COMMIT_USER,
-  FLUSS_OFFSETS_PROP,
-  flussBucketKey,
-  isFlussSnapshot,
-  parseFlussOffsets,
-} from '@sluice/client/union/iceberg'
 import { FlussError } from '@sluice/core/errors'
+import { checkFlussOffset, flussBucketKey } from './fluss-offsets.js'
 import { stringifyJson } from './json.js'
-import { samePartition } from './partition.js'
 import { type DataFile, FileContent, type FlussBucketOffset, type Snapshot } from './types.js'
+import { samePartition } from './values.js'
 
 /**
  * Snapshot summaries as Iceberg's Java `SnapshotSummary` writes them (every value a string; added
@@ -22,8 +14,6 @@ import { type DataFile, FileContent, type FlussBucketOffset, type Snapshot } fro
  * offsets are exclusive end offsets, and every snapshot lists every bucket tiered so far, so the
  * latest Fluss snapshot alone says where each bucket's next round starts.
  */
-
-export { COMMIT_USER_PROP, FLUSS_COMMIT_USER, FLUSS_OFFSETS_PROP, isFlussSnapshot, parseFlussOffsets }
 
 const TOTALS = [
   'total-records',

@@ -1,7 +1,8 @@
-import { type LakeSource, scanLakeSnapshot } from '@sluice/client/union'
 import type { Row } from '@sluice/core/row'
-import type { LakeFileIO } from './file-io.js'
-import type { TableMetadata } from './types.js'
+import type { TableMetadata } from '../iceberg/types.js'
+import type { LakeFileIO } from '../io/file-io.js'
+import type { LakeSource } from '../io/lake-source.js'
+import { scanLakeSnapshot } from './lake-files.js'
 
 /**
  * Merge-on-read scan of one snapshot (the SDK's lake reader, which union reads use as well), all

@@ -1,6 +1,6 @@
 import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
-import { readManifestList } from '../manifest-list.js'
+import { readManifestList } from '../manifest-list-reader.js'
 import { readAvroFile, writeAvroFile } from './container.js'
 
 const SCHEMA = {

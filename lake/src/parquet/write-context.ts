@@ -1,8 +1,8 @@
 import type { Row } from '@sluice/core/row'
-import type { LakeFileIO } from '../iceberg/file-io.js'
 import type { LakeTableOptions } from '../iceberg/options.js'
 import type { LakePartitioning } from '../iceberg/partition.js'
 import type { LakeSchema } from '../iceberg/schema.js'
+import type { LakeFileIO } from '../io/file-io.js'
 
 /** What writing files of one lake table needs: where, in which schema and partitioning, how big. */
 export interface WriteContext {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { formatFlussOffsets, mergeFlussOffsets, operationOf, parseFlussOffsets } from './summary.js'
+import { parseFlussOffsets } from './fluss-offsets.js'
+import { formatFlussOffsets, mergeFlussOffsets, operationOf } from './summary.js'
 import { type DataFile, FileContent } from './types.js'
 
 describe('fluss-offsets', () => {
