@@ -10,8 +10,6 @@ import type { TableMetadata } from '@sluice/lake/iceberg'
 import { stringifyJson } from '@sluice/lake/iceberg'
 import { icebergRead } from 'icebird'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChangeRecord } from './changelog.js'
-import { expireSnapshots } from './maintenance/expire-snapshots.js'
 import {
   LOG_TABLE,
   PK_TABLE,
@@ -20,7 +18,9 @@ import {
   tempLake,
   tierLogRound,
   tierPkRound,
-} from './testing.js'
+} from '../testing/temp-lake.js'
+import type { ChangeRecord } from './changelog.js'
+import { expireSnapshots } from './maintenance/expire-snapshots.js'
 
 /**
  * icebird 0.3.1 as an independent merge-on-read reader. The lake directory is served over HTTP on

@@ -2,7 +2,6 @@ import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
 import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type ChangeRecord, collapseChangelog } from './changelog.js'
 import {
   PARTITIONED_PK_TABLE,
   PK_TABLE,
@@ -10,7 +9,8 @@ import {
   tableInfoOf,
   tempLake,
   tierPkRound,
-} from './testing.js'
+} from '../testing/temp-lake.js'
+import { type ChangeRecord, collapseChangelog } from './changelog.js'
 
 const { INSERT: I, UPDATE_BEFORE: UB, UPDATE_AFTER: UA, DELETE: D } = ChangeType
 

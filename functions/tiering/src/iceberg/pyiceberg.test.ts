@@ -2,9 +2,7 @@ import { ChangeType } from '@sluice/core/record'
 import { Decimal, type Row, Timestamp } from '@sluice/core/row'
 import { peerAvailable } from '@sluice/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChangeRecord } from './changelog.js'
-import { expireSnapshots } from './maintenance/expire-snapshots.js'
-import { PYICEBERG_PEERS, pyIso, pyiceberg, sortBy } from './pyiceberg-testing.js'
+import { PYICEBERG_PEERS, pyIso, pyiceberg, sortBy } from '../testing/pyiceberg.js'
 import {
   LOG_TABLE,
   PARTITIONED_PK_TABLE,
@@ -14,7 +12,9 @@ import {
   tempLake,
   tierLogRound,
   tierPkRound,
-} from './testing.js'
+} from '../testing/temp-lake.js'
+import type { ChangeRecord } from './changelog.js'
+import { expireSnapshots } from './maintenance/expire-snapshots.js'
 
 const SUITE = 'pyiceberg reads Sluice lake tables'
 

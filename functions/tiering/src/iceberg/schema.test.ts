@@ -8,7 +8,7 @@ import {
   TIMESTAMP_FIELD_ID,
 } from '@sluice/lake/iceberg'
 import { describe, expect, it } from 'vitest'
-import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from './testing.js'
+import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from '../testing/temp-lake.js'
 
 describe('lake schema', () => {
   it('maps every Fluss type per the reference', () => {

@@ -12,8 +12,8 @@ import {
 import avro from 'avsc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { commitStateUnknown, isCommitStateUnknown } from '../catalog/catalog.js'
+import { LOG_TABLE, type TempLake, tableInfoOf, tempLake } from '../testing/temp-lake.js'
 import { IcebergTable } from './table.js'
-import { LOG_TABLE, type TempLake, tableInfoOf, tempLake } from './testing.js'
 
 const info = tableInfoOf(LOG_TABLE)
 const logRow = (id: number) => [

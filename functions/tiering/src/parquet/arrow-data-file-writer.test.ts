@@ -9,7 +9,7 @@ import { ArrowDataFileWriter } from '@sluice/lake/parquet'
 import { parquetMetadata } from 'hyparquet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { IcebergTable } from '../iceberg/table.js'
-import { type TableSpec, type TempLake, tableInfoOf, tempLake } from '../iceberg/testing.js'
+import { type TableSpec, type TempLake, tableInfoOf, tempLake } from '../testing/temp-lake.js'
 
 const SPEC: TableSpec = {
   name: 'pass_through',

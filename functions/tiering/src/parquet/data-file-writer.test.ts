@@ -19,7 +19,7 @@ import {
   type TempLake,
   tableInfoOf,
   tempLake,
-} from '../iceberg/testing.js'
+} from '../testing/temp-lake.js'
 
 const ALL_TYPES: TableSpec = {
   name: 'all_types',

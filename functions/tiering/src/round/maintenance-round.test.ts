@@ -4,9 +4,14 @@ import { uuidV7 } from '@sluice/lake/iceberg'
 import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { IcebergTable } from '../iceberg/table.js'
+import {
+  byBucketAndOffset,
+  expectedLogRows,
+  type TieringTestEnv,
+  tieringTestEnv,
+} from '../testing/tiering-env.js'
 import { readLakeItem } from './lake-item.js'
 import { maintenanceDue, runMaintenance } from './maintenance-round.js'
-import { byBucketAndOffset, expectedLogRows, type TieringTestEnv, tieringTestEnv } from './testing.js'
 import { claimTable } from './tiering-claim.js'
 import { runTieringRound } from './tiering-round.js'
 

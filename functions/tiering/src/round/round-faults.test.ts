@@ -6,15 +6,15 @@ import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { LocalCatalog } from '../catalog/local-catalog.js'
 import { IcebergTable } from '../iceberg/table.js'
-import { FaultyBlobStore } from './faulty-blob-store.js'
-import { readLakeItem } from './lake-item.js'
+import { FaultyBlobStore } from '../testing/faulty-blob-store.js'
 import {
   byBucketAndOffset,
   expectedLogRows,
   type TestBucketLog,
   type TieringTestEnv,
   tieringTestEnv,
-} from './testing.js'
+} from '../testing/tiering-env.js'
+import { readLakeItem } from './lake-item.js'
 import { runTieringRound } from './tiering-round.js'
 
 const COLUMNS = [

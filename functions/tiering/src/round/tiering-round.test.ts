@@ -4,7 +4,6 @@ import { DataTypes, notNull } from '@sluice/core/types'
 import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { IcebergTable } from '../iceberg/table.js'
-import { readLakeItem } from './lake-item.js'
 import {
   byBucketAndOffset,
   expectedLogRows,
@@ -12,7 +11,8 @@ import {
   type TestBucketLog,
   type TieringTestEnv,
   tieringTestEnv,
-} from './testing.js'
+} from '../testing/tiering-env.js'
+import { readLakeItem } from './lake-item.js'
 import { runTieringRound } from './tiering-round.js'
 
 const LOG_COLUMNS = [

@@ -23,7 +23,7 @@ import { keyString } from '@sluice/lake/iceberg'
 import { LakeFileIO } from '@sluice/lake/io'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { LocalCatalog } from '../catalog/local-catalog.js'
-import { uploadSegment } from './testing.js'
+import { uploadSegment } from '../testing/tiering-env.js'
 import { staticTieringMetadata } from './tiering-metadata.js'
 import { runTieringRound, type TieringRoundDeps } from './tiering-round.js'
 

@@ -11,7 +11,7 @@ import {
   tempLake,
   tierLogRound,
   tierPkRound,
-} from '../testing.js'
+} from '../../testing/temp-lake.js'
 import { expireSnapshots } from './expire-snapshots.js'
 import { deleteOrphanFiles } from './orphan-files.js'
 import { ReachableFiles } from './reachable.js'

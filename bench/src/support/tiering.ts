@@ -22,10 +22,9 @@ import { Timestamp } from '@sluice/core/row'
 import { lakeSchemaOf } from '@sluice/lake/iceberg'
 import { LakeFileIO } from '@sluice/lake/io'
 import { PARQUET_FIELD_ID_KEY } from '@sluice/lake/parquet'
+import { LocalCatalog } from '@sluice/tiering/catalog'
+import { catalogTieringMetadata, runTieringRound, type TieringRoundDeps } from '@sluice/tiering/round'
 import { Compression, Table, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm/node'
-import { LocalCatalog } from '../catalog/local-catalog.js'
-import { catalogTieringMetadata } from './tiering-metadata.js'
-import { runTieringRound, type TieringRoundDeps } from './tiering-round.js'
 
 /**
  * Issue #8 benchmark, tiering throughput: rows/s of a whole tiering round of a log table (read the

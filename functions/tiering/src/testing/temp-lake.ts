@@ -9,9 +9,9 @@ import type { Row } from '@sluice/core/row'
 import { type DataType, DataTypes, notNull } from '@sluice/core/types'
 import { LakeFileIO } from '@sluice/lake/io'
 import { LocalCatalog } from '../catalog/local-catalog.js'
-import { type ChangeRecord, collapseChangelog } from './changelog.js'
-import { IcebergTable } from './table.js'
-import type { LakeTableState } from './table-state.js'
+import { type ChangeRecord, collapseChangelog } from '../iceberg/changelog.js'
+import { IcebergTable } from '../iceberg/table.js'
+import type { LakeTableState } from '../iceberg/table-state.js'
 
 /** Test fixtures: Fluss tables and a lake in a temporary directory with file:// locations. */
 

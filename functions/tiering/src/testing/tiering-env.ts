@@ -22,8 +22,8 @@ import type { DataType } from '@sluice/core/types'
 import { keyString } from '@sluice/lake/iceberg'
 import { LakeFileIO } from '@sluice/lake/io'
 import { LocalCatalog } from '../catalog/local-catalog.js'
-import { catalogTieringMetadata, type TieringPartition } from './tiering-metadata.js'
-import type { TieringRoundDeps } from './tiering-round.js'
+import { catalogTieringMetadata, type TieringPartition } from '../round/tiering-metadata.js'
+import type { TieringRoundDeps } from '../round/tiering-round.js'
 
 /**
  * Test fixtures of tiering: a catalog (MemoryMetaStore) with lake-enabled tables, and bucket logs
