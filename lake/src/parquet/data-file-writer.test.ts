@@ -10,16 +10,16 @@ import {
   OFFSET_FIELD_ID,
   TIMESTAMP_FIELD_ID,
 } from '@sluice/lake/iceberg'
-import { parquetMetadata } from 'hyparquet'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { IcebergTable } from '../iceberg/table.js'
+import type { IcebergTable } from '@sluice/tiering/iceberg'
 import {
   PARTITIONED_PK_TABLE,
   type TableSpec,
   type TempLake,
   tableInfoOf,
   tempLake,
-} from '../testing/temp-lake.js'
+} from '@sluice/tiering/testing'
+import { parquetMetadata } from 'hyparquet'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const ALL_TYPES: TableSpec = {
   name: 'all_types',

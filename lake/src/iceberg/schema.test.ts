@@ -7,8 +7,8 @@ import {
   OFFSET_FIELD_ID,
   TIMESTAMP_FIELD_ID,
 } from '@sluice/lake/iceberg'
+import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from '@sluice/tiering/testing'
 import { describe, expect, it } from 'vitest'
-import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from '../testing/temp-lake.js'
 
 describe('lake schema', () => {
   it('maps every Fluss type per the reference', () => {

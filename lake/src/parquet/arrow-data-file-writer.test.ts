@@ -6,10 +6,10 @@ import { Decimal, type Row, Timestamp } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { BUCKET_FIELD_ID, fromBoundBytes, OFFSET_FIELD_ID, TIMESTAMP_FIELD_ID } from '@sluice/lake/iceberg'
 import { ArrowDataFileWriter } from '@sluice/lake/parquet'
+import type { IcebergTable } from '@sluice/tiering/iceberg'
+import { type TableSpec, type TempLake, tableInfoOf, tempLake } from '@sluice/tiering/testing'
 import { parquetMetadata } from 'hyparquet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { IcebergTable } from '../iceberg/table.js'
-import { type TableSpec, type TempLake, tableInfoOf, tempLake } from '../testing/temp-lake.js'
 
 const SPEC: TableSpec = {
   name: 'pass_through',
