@@ -1,14 +1,14 @@
 import { DataTypes, notNull } from '@sluice/core/types'
+import { describe, expect, it } from 'vitest'
+import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from '../testing/tables.js'
+import { lakePartitioningOf } from './partition.js'
 import {
   BUCKET_FIELD_ID,
   icebergTypeOf,
-  lakePartitioningOf,
   lakeSchemaOf,
   OFFSET_FIELD_ID,
   TIMESTAMP_FIELD_ID,
-} from '@sluice/lake/iceberg'
-import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from '@sluice/tiering/testing'
-import { describe, expect, it } from 'vitest'
+} from './schema.js'
 
 describe('lake schema', () => {
   it('maps every Fluss type per the reference', () => {

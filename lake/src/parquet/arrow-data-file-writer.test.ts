@@ -4,12 +4,13 @@ import { DuckDBInstance } from '@duckdb/node-api'
 import { ArrowBatchWriter, DEFAULT_COMPRESSION, initArrowCodecs } from '@sluice/core/arrow'
 import { Decimal, type Row, Timestamp } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
-import { BUCKET_FIELD_ID, fromBoundBytes, OFFSET_FIELD_ID, TIMESTAMP_FIELD_ID } from '@sluice/lake/iceberg'
-import { ArrowDataFileWriter } from '@sluice/lake/parquet'
-import type { IcebergTable } from '@sluice/tiering/iceberg'
-import { type TableSpec, type TempLake, tableInfoOf, tempLake } from '@sluice/tiering/testing'
 import { parquetMetadata } from 'hyparquet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fromBoundBytes } from '../iceberg/conversions.js'
+import { BUCKET_FIELD_ID, OFFSET_FIELD_ID, TIMESTAMP_FIELD_ID } from '../iceberg/schema.js'
+import { type TableSpec, tableInfoOf } from '../testing/tables.js'
+import { type TableFiles, type TempLakeFiles, tempLakeFiles } from '../testing/temp-lake-files.js'
+import { ArrowDataFileWriter } from './arrow-data-file-writer.js'
 
 const SPEC: TableSpec = {
   name: 'pass_through',
@@ -48,15 +49,14 @@ function flussBatch(rows: readonly Row[]): Uint8Array {
 }
 
 describe('pass-through data files (log tables)', () => {
-  let lake: TempLake
-  let table: IcebergTable
+  let lake: TempLakeFiles
+  let table: TableFiles
   let db: DuckDBInstance
 
   beforeAll(async () => {
     await initArrowCodecs()
-    lake = await tempLake()
+    lake = await tempLakeFiles()
     table = lake.table(INFO)
-    await table.createIfAbsent(INFO)
     db = await DuckDBInstance.create(':memory:')
   })
   afterAll(async () => {
@@ -129,7 +129,6 @@ describe('pass-through data files (log tables)', () => {
 
   it('rolls files at the target size, deletes them on abort, and refuses damaged batches', async () => {
     const small = lake.table(INFO, { targetFileBytes: 64 * 1024 })
-    await small.createIfAbsent(INFO)
     const writer = new ArrowDataFileWriter(small.writeContext(), 0, [0])
     const batch = flussBatch(Array.from({ length: 500 }, (_, i) => row(i % 100)))
     for (let b = 0; b < 6; b++) {

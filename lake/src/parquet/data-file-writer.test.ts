@@ -3,23 +3,13 @@ import { fileURLToPath } from 'node:url'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { Decimal, type Row, Timestamp } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
-import {
-  BUCKET_FIELD_ID,
-  FileContent,
-  fromBoundBytes,
-  OFFSET_FIELD_ID,
-  TIMESTAMP_FIELD_ID,
-} from '@sluice/lake/iceberg'
-import type { IcebergTable } from '@sluice/tiering/iceberg'
-import {
-  PARTITIONED_PK_TABLE,
-  type TableSpec,
-  type TempLake,
-  tableInfoOf,
-  tempLake,
-} from '@sluice/tiering/testing'
 import { parquetMetadata } from 'hyparquet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fromBoundBytes } from '../iceberg/conversions.js'
+import { BUCKET_FIELD_ID, OFFSET_FIELD_ID, TIMESTAMP_FIELD_ID } from '../iceberg/schema.js'
+import { FileContent } from '../iceberg/types.js'
+import { PARTITIONED_PK_TABLE, type TableSpec, tableInfoOf } from '../testing/tables.js'
+import { type TableFiles, type TempLakeFiles, tempLakeFiles } from '../testing/temp-lake-files.js'
 
 const ALL_TYPES: TableSpec = {
   name: 'all_types',
@@ -67,14 +57,13 @@ function row(i: number): Row {
 }
 
 describe('Parquet data files', () => {
-  let lake: TempLake
-  let table: IcebergTable
+  let lake: TempLakeFiles
+  let table: TableFiles
   let db: DuckDBInstance
 
   beforeAll(async () => {
-    lake = await tempLake()
+    lake = await tempLakeFiles()
     table = lake.table(tableInfoOf(ALL_TYPES))
-    await table.createIfAbsent(tableInfoOf(ALL_TYPES))
     db = await DuckDBInstance.create(':memory:')
   })
   afterAll(async () => {
@@ -185,7 +174,6 @@ describe('Parquet data files', () => {
 
   it('rolls files at the target size and deletes them on abort', async () => {
     const small = lake.table(tableInfoOf(ALL_TYPES), { targetFileBytes: 64 * 1024, arrowBatchRows: 100 })
-    await small.createIfAbsent(tableInfoOf(ALL_TYPES))
     const writer = small.newDataFileWriter(0)
     await writer.write(
       Array.from({ length: 3000 }, (_, i) => ({ row: row(i % 200), offset: i, timestampMs: i })),
@@ -215,13 +203,12 @@ describe('Parquet data files', () => {
 })
 
 describe('equality delete files', () => {
-  let lake: TempLake
-  let table: IcebergTable
+  let lake: TempLakeFiles
+  let table: TableFiles
 
   beforeAll(async () => {
-    lake = await tempLake()
+    lake = await tempLakeFiles()
     table = lake.table(tableInfoOf(PARTITIONED_PK_TABLE))
-    await table.createIfAbsent(tableInfoOf(PARTITIONED_PK_TABLE))
   })
   afterAll(() => lake.close())
 

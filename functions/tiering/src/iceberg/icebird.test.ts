@@ -8,17 +8,10 @@ import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
 import type { TableMetadata } from '@sluice/lake/iceberg'
 import { stringifyJson } from '@sluice/lake/iceberg'
+import { LOG_TABLE, PK_TABLE, tableInfoOf } from '@sluice/lake/testing'
 import { icebergRead } from 'icebird'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  LOG_TABLE,
-  PK_TABLE,
-  type TempLake,
-  tableInfoOf,
-  tempLake,
-  tierLogRound,
-  tierPkRound,
-} from '../testing/temp-lake.js'
+import { type TempLake, tempLake, tierLogRound, tierPkRound } from '../testing/temp-lake.js'
 import type { ChangeRecord } from './changelog.js'
 import { expireSnapshots } from './maintenance/expire-snapshots.js'
 

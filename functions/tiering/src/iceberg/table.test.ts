@@ -9,10 +9,11 @@ import {
   readManifest,
   readManifestList,
 } from '@sluice/lake/iceberg'
+import { LOG_TABLE, tableInfoOf } from '@sluice/lake/testing'
 import avro from 'avsc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { commitStateUnknown, isCommitStateUnknown } from '../catalog/catalog.js'
-import { LOG_TABLE, type TempLake, tableInfoOf, tempLake } from '../testing/temp-lake.js'
+import { type TempLake, tempLake } from '../testing/temp-lake.js'
 import { IcebergTable } from './table.js'
 
 const info = tableInfoOf(LOG_TABLE)
