@@ -1,10 +1,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LocalCluster } from '@sluice/cli/cluster'
-import type { BlobStore } from '@sluice/core/blobstore'
+import { type BlobStore, remoteLogTabletPrefix } from '@sluice/core/blobstore'
 import type { TableBucket } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
-import { remoteLogTabletPrefix } from '@sluice/core/remotelog'
 import { loadRemoteManifest, readKvSnapshotRegistry } from '../it/support/remote-state.js'
 import { blobRoot } from '../it/support/storage-files.js'
 

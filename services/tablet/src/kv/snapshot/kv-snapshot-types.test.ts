@@ -1,11 +1,4 @@
-import { newRemoteId } from '@sluice/core/remotelog'
 import { describe, expect, it } from 'vitest'
-import {
-  kvSnapshotTabletPrefix,
-  parseKvSnapshotObjectKey,
-  privateFileKey,
-  sharedFileKey,
-} from './kv-snapshot-paths.js'
 import {
   decodeKvSnapshot,
   decodeKvSnapshotHead,
@@ -13,42 +6,6 @@ import {
   encodeKvSnapshotHead,
   type KvSnapshot,
 } from './kv-snapshot-types.js'
-
-const id = newRemoteId(1_700_000_000_000)
-
-describe('KV snapshot object keys', () => {
-  it('follow kv-snapshots/<tableId>/<partition|_>/<bucket>/{shared,<snapshotId>}/<uploadId>-<file>', () => {
-    expect(kvSnapshotTabletPrefix({ tableId: 12, bucket: 3 })).toBe('kv-snapshots/12/_/3')
-    const prefix = kvSnapshotTabletPrefix({ tableId: 12, partitionId: 40, bucket: 3 })
-    expect(prefix).toBe('kv-snapshots/12/40/3')
-    expect(sharedFileKey(prefix, id, '000009.sst')).toBe(`${prefix}/shared/${id}-000009.sst`)
-    expect(privateFileKey(prefix, 5, id, 'CURRENT')).toBe(`${prefix}/5/${id}-CURRENT`)
-  })
-
-  it('parse back, and refuse keys that are not ours', () => {
-    const prefix = 'kv-snapshots/1/_/0'
-    expect(parseKvSnapshotObjectKey(prefix, `${prefix}/shared/${id}-000009.sst`)).toEqual({
-      uploadId: id,
-      fileName: '000009.sst',
-      snapshotId: null,
-    })
-    expect(parseKvSnapshotObjectKey(prefix, `${prefix}/17/${id}-MANIFEST-000005`)).toEqual({
-      uploadId: id,
-      fileName: 'MANIFEST-000005',
-      snapshotId: 17,
-    })
-    for (const key of [
-      `kv-snapshots/1/_/1/shared/${id}-000009.sst`,
-      `${prefix}/shared/not-a-uuid-000009.sst`,
-      `${prefix}/shared/${id}`,
-      `${prefix}/x1/${id}-CURRENT`,
-      `${prefix}/1/2/${id}-CURRENT`,
-      `${prefix}/shared/${id}_000009.sst`,
-    ]) {
-      expect(parseKvSnapshotObjectKey(prefix, key)).toBeNull()
-    }
-  })
-})
 
 const snapshot: KvSnapshot = {
   snapshotId: 3,
