@@ -6,7 +6,7 @@ import {
   initArrowCodecs,
   writeArrowStream,
 } from '@sluice/core/arrow'
-import { MemoryBlobStore } from '@sluice/core/blobstore'
+import { LAKE_ROOT, MemoryBlobStore } from '@sluice/core/blobstore'
 import { Catalog, createDatabase, createTable, tableInfoOf } from '@sluice/core/catalog'
 import {
   databaseDescriptor,
@@ -168,7 +168,8 @@ export async function runTieringBenchSubject(b: TieringBenchContext): Promise<Ti
     )
   }
   let bytes = 0
-  for (const o of (await lakeStore.list('lake/')).items) if (o.key.endsWith('.parquet')) bytes += o.size
+  for (const o of (await lakeStore.list(`${LAKE_ROOT}/`)).items)
+    if (o.key.endsWith('.parquet')) bytes += o.size
   return { rowsPerSec: b.rows / s, bytes }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fileTimeMs, metadataFileName, metadataFileVersion, newSnapshotId, uuidV7 } from './ids.js'
+import { fileTimeMs, newSnapshotId, uuidV7 } from './ids.js'
 
 describe('lake ids', () => {
   it('snapshot ids are positive, below 2^53 and avoid taken ids', () => {
@@ -17,12 +17,5 @@ describe('lake ids', () => {
     expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(fileTimeMs(`data/__bucket=0/${uuid}.parquet`)).toBe(1_700_000_000_123)
     expect(fileTimeMs('00000-0-5bd6c5a1-2a57-4c44-9a1d-1d2d4f5b6c7d-00001.parquet')).toBeUndefined()
-  })
-
-  it('metadata files are numbered NNNNN-<uuid>.metadata.json', () => {
-    const name = metadataFileName(12, 1_700_000_000_000)
-    expect(name).toMatch(/^00012-[0-9a-f-]{36}\.metadata\.json$/)
-    expect(metadataFileVersion(`s3://b/t/metadata/${name}`)).toBe(12)
-    expect(metadataFileVersion('s3://b/t/metadata/v3.metadata.json')).toBeUndefined()
   })
 })

@@ -48,18 +48,6 @@ export function fileTimeMs(fileName: string): number | undefined {
   return Number.parseInt(m[1] + m[2], 16)
 }
 
-/** `00003-<uuid>.metadata.json`: the metastore-table naming of metadata files. */
-export function metadataFileName(version: number, nowMs: number): string {
-  return `${String(version).padStart(5, '0')}-${uuidV7(nowMs)}.metadata.json`
-}
-
-/** The version number of a metadata file named `NNNNN-<uuid>.metadata.json`, else undefined. */
-export function metadataFileVersion(location: string): number | undefined {
-  const name = location.slice(location.lastIndexOf('/') + 1)
-  const m = /^(\d+)-.*\.metadata\.json$/.exec(name)
-  return m === null ? undefined : Number(m[1])
-}
-
 /** The last path segment of a location. */
 export function baseName(location: string): string {
   return location.slice(location.lastIndexOf('/') + 1)

@@ -1,4 +1,4 @@
-import type { BlobInfo, BlobStore } from '@sluice/core/blobstore'
+import { type BlobInfo, type BlobStore, blobLocation, lakeTableKey } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 
@@ -29,11 +29,11 @@ export class LakeFileIO {
 
   /** The default location of a table: `<root>/lake/<database>/<table>`. */
   tableLocation(path: TablePath): string {
-    return this.locationOf(`lake/${path.databaseName}/${path.tableName}`)
+    return this.locationOf(lakeTableKey(path))
   }
 
   locationOf(key: string): string {
-    return `${this.rootUri}/${key}`
+    return blobLocation(this.rootUri, key)
   }
 
   /** The blob key of a location under the root; INVALID_REQUEST for anything else. */

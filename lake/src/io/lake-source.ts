@@ -1,4 +1,10 @@
-import type { BlobStore } from '@sluice/core/blobstore'
+import {
+  type BlobStore,
+  blobLocation,
+  lakeHintedMetadataKey,
+  lakeTableKey,
+  lakeVersionHintKey,
+} from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 
@@ -14,8 +20,6 @@ export interface LakeSource {
   /** The bytes at `location`, or undefined when no such object exists. */
   read(location: string): Promise<Uint8Array | undefined>
 }
-
-export const VERSION_HINT_FILE = 'version-hint.text'
 
 /** A lake source over a BlobStore whose root is `rootUri`. */
 export function blobStoreLakeSource(blobStore: BlobStore, rootUri: string): LakeSource {
@@ -36,7 +40,7 @@ export function blobStoreLakeSource(blobStore: BlobStore, rootUri: string): Lake
 
 /** `<root>/lake/<database>/<table>`: where tiering puts a table by default. */
 export function lakeTableLocation(source: LakeSource, path: TablePath): string {
-  return `${source.rootUri}/lake/${path.databaseName}/${path.tableName}`
+  return blobLocation(source.rootUri, lakeTableKey(path))
 }
 
 /**
@@ -48,13 +52,14 @@ export async function hintedMetadataLocation(
   source: LakeSource,
   tableLocation: string,
 ): Promise<string | undefined> {
-  const hint = await source.read(`${tableLocation}/metadata/${VERSION_HINT_FILE}`)
+  const hintLocation = lakeVersionHintKey(tableLocation)
+  const hint = await source.read(hintLocation)
   if (hint === undefined) return undefined
   const text = Buffer.from(hint).toString('utf8').trim()
   if (!/^\d+$/.test(text)) {
-    throw new FlussError('CORRUPT_MESSAGE', `${tableLocation}/metadata/${VERSION_HINT_FILE} holds '${text}'`)
+    throw new FlussError('CORRUPT_MESSAGE', `${hintLocation} holds '${text}'`)
   }
-  return `${tableLocation}/metadata/v${Number(text)}.metadata.json`
+  return lakeHintedMetadataKey(tableLocation, Number(text))
 }
 
 /** Reads a lake file that must exist; LAKE_SNAPSHOT_NOT_EXIST when it is gone. */

@@ -1,4 +1,5 @@
 import { LakeArrowStreamWriter } from '@sluice/core/arrow'
+import { lakeDataFileKey } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { RowType } from '@sluice/core/types'
 import { toBoundBytes } from '../iceberg/conversions.js'
@@ -111,7 +112,11 @@ export class ArrowDataFileWriter {
       { 'iceberg.schema': stringifyJson(ctx.schema.iceberg) },
       ctx.options.rowGroupRows,
     )
-    const location = `${ctx.location}/data/${partitionPath(ctx.partitioning, this.partition)}/${uuidV7(ctx.clock())}.parquet`
+    const location = lakeDataFileKey(
+      ctx.location,
+      partitionPath(ctx.partitioning, this.partition),
+      uuidV7(ctx.clock()),
+    )
     await ctx.io.write(location, bytes, true)
     this.written.push({
       content: FileContent.DATA,

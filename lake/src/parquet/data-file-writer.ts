@@ -1,4 +1,5 @@
 import { ArrowBatchWriter } from '@sluice/core/arrow'
+import { lakeDataFileKey } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import { Timestamp, type Value } from '@sluice/core/row'
 import { uuidV7 } from '../iceberg/ids.js'
@@ -128,7 +129,11 @@ export class DataFileWriter {
     this.sealBatch()
     if (this.rows === 0 || this.partition === undefined) return
     const { ctx } = this
-    const location = `${ctx.location}/data/${partitionPath(ctx.partitioning, this.partition)}/${uuidV7(ctx.clock())}.parquet`
+    const location = lakeDataFileKey(
+      ctx.location,
+      partitionPath(ctx.partitioning, this.partition),
+      uuidV7(ctx.clock()),
+    )
     const bytes = encodeParquet({
       rowType: ctx.schema.rowType,
       batches: this.batches,

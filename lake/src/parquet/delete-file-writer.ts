@@ -1,4 +1,5 @@
 import { ArrowBatchWriter } from '@sluice/core/arrow'
+import { lakeDeleteFileKey } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { Row } from '@sluice/core/row'
 import type { RowType } from '@sluice/core/types'
@@ -96,7 +97,11 @@ export async function writeEqualityDeleteFile(
     },
     rowGroupRows: ctx.options.rowGroupRows,
   })
-  const location = `${ctx.location}/data/${partitionPath(ctx.partitioning, partition)}/${uuidV7(ctx.clock())}-deletes.parquet`
+  const location = lakeDeleteFileKey(
+    ctx.location,
+    partitionPath(ctx.partitioning, partition),
+    uuidV7(ctx.clock()),
+  )
   await ctx.io.write(location, bytes, true)
   return {
     content: FileContent.EQUALITY_DELETES,

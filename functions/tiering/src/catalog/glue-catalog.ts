@@ -7,9 +7,9 @@ import {
   type TableInput,
   UpdateTableCommand,
 } from '@aws-sdk/client-glue'
+import { lakeMetadataFileVersion } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
-import { metadataFileVersion } from '@sluice/lake/iceberg'
 import type { LakeFileIO } from '@sluice/lake/io'
 import {
   type CatalogColumn,
@@ -95,7 +95,7 @@ export class GlueCatalog implements LakeCatalog {
   ) {}
 
   private async hint(input: CatalogTableInput): Promise<void> {
-    const version = metadataFileVersion(input.metadataLocation)
+    const version = lakeMetadataFileVersion(input.metadataLocation)
     if (this.io !== undefined && version !== undefined) await publishVersionHint(this.io, input, version + 1)
   }
 

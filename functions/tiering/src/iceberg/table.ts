@@ -1,3 +1,4 @@
+import { lakeMetadataFileKey, lakeMetadataFileVersion } from '@sluice/core/blobstore'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import type { TableInfo, TablePath } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
@@ -15,11 +16,10 @@ import {
   lakePartitioningOf,
   lakeSchemaOf,
   lakeTableOptions,
-  metadataFileName,
-  metadataFileVersion,
   newTableMetadata,
   sameFields,
   serializeTableMetadata,
+  uuidV7,
 } from '@sluice/lake/iceberg'
 import type { LakeFileIO } from '@sluice/lake/io'
 import type { WriteContext } from '@sluice/lake/parquet'
@@ -85,7 +85,7 @@ export class IcebergTable {
       partitioning,
       nowMs: this.clock(),
     })
-    const metadataLocation = `${metadata.location}/metadata/${metadataFileName(0, this.clock())}`
+    const metadataLocation = lakeMetadataFileKey(metadata.location, 0, uuidV7(this.clock()))
     const metadataJson = serializeTableMetadata(metadata)
     await this.io.write(metadataLocation, Buffer.from(metadataJson), true)
     try {
@@ -182,8 +182,8 @@ export class IcebergTable {
    */
   async commitMetadata(base: LakeTableState, metadata: TableMetadata): Promise<LakeTableState> {
     const previous =
-      metadataFileVersion(base.pointer.metadataLocation) ?? base.metadata['metadata-log'].length
-    const metadataLocation = `${metadata.location}/metadata/${metadataFileName(previous + 1, this.clock())}`
+      lakeMetadataFileVersion(base.pointer.metadataLocation) ?? base.metadata['metadata-log'].length
+    const metadataLocation = lakeMetadataFileKey(metadata.location, previous + 1, uuidV7(this.clock()))
     const metadataJson = serializeTableMetadata(metadata)
     await this.io.write(metadataLocation, Buffer.from(metadataJson), true)
     try {
