@@ -6,7 +6,7 @@ import { FORMAT_VERSION, type Snapshot, type SnapshotLogEntry, type TableMetadat
 
 /**
  * Pure construction of table metadata: a new table, and the metadata after a commit. Nothing here
- * does I/O; `table.ts` writes the results and swaps the catalog pointer.
+ * does I/O; the committer (tiering's IcebergTable) writes the results and swaps the catalog pointer.
  */
 
 /** Sort order 1: `__offset` ascending, the order in which a bucket's log is tiered. */

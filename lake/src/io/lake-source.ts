@@ -9,7 +9,7 @@ import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 
 /**
- * Where a union read finds lake files. Iceberg metadata records absolute locations
+ * Where a reader finds lake files. Iceberg metadata records absolute locations
  * (`s3://bucket/prefix/lake/db/t/...`, `file:///data/lake/db/t/...`); a source reads them.
  * `blobStoreLakeSource` serves the locations under one BlobStore root (the cluster's
  * `sluice.blobstore.uri`, where tiering writes the lake).

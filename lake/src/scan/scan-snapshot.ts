@@ -5,11 +5,11 @@ import type { LakeSource } from '../io/lake-source.js'
 import { scanLakeSnapshot } from './lake-files.js'
 
 /**
- * Merge-on-read scan of one snapshot (the SDK's lake reader, which union reads use as well), all
+ * Merge-on-read scan of one snapshot through a writer's file IO (the reader union reads use), all
  * rows in memory: for tests and small tables.
  */
 
-/** The file IO as a lake source for the SDK's reader. */
+/** The file IO as a lake source. */
 export function lakeSourceOf(io: LakeFileIO): LakeSource {
   return { rootUri: io.rootUri, read: location => io.readIfExists(location) }
 }
