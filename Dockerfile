@@ -16,6 +16,7 @@ ARG SERVER_WORKSPACES
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY core/package.json core/
+COPY lake/package.json lake/
 COPY client/package.json client/
 COPY services/coordinator/package.json services/coordinator/
 COPY services/tablet/package.json services/tablet/

@@ -17,6 +17,7 @@ export default defineConfig({
           name: 'unit',
           include: [
             'core/src/**/*.test.ts',
+            'lake/src/**/*.test.ts',
             'client/src/**/*.test.ts',
             'services/*/src/**/*.test.ts',
             'functions/*/src/**/*.test.ts',

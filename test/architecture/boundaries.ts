@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path'
 
 /**
  * The import rules between the repository's packages. Imports point one way: everything may import
- * `core`; the lake formats are imported by the SDK and tiering; services, functions and the CLI may
+ * `core`; the lake formats are imported by the SDK, tiering and the CLI; services, functions and the CLI may
  * import the SDK; no server imports another (they meet only through the protocol and the metastore);
  * tiering never imports a server; the gateway and the CLI are clients; the CDK app takes only data
  * from `core` and refers to the servers' and functions' entry points by path.
@@ -75,8 +75,8 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
     name: '@sluice/cli',
     sources: ['src', 'bin'],
     // Local mode starts the emulators and the local tiering scheduler in-process; the servers and
-    // the gateway run as child processes started by path.
-    mayImport: ['@sluice/core', '@sluice/client', '@sluice/localstack', '@sluice/tiering'],
+    // the gateway run as child processes started by path. `lake status` reads the lake's metadata.
+    mayImport: ['@sluice/core', '@sluice/client', '@sluice/lake', '@sluice/localstack', '@sluice/tiering'],
     why: 'the CLI is a client; it starts servers by path, never by import',
   },
   {
@@ -91,7 +91,7 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
     name: '@sluice/cdk',
     sources: ['lib', 'bin'],
     mayImport: ['@sluice/core'],
-    coreSubpaths: ['@sluice/core/config', '@sluice/core/metastore', '@sluice/core/blobstore/keys'],
+    coreSubpaths: ['@sluice/core/config', '@sluice/core/metastore', '@sluice/core/blobstore'],
     why: 'the CDK app takes only data from core and refers to entry points by path',
   },
 ]

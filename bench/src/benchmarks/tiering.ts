@@ -1,10 +1,10 @@
+import type { Benchmark } from '../harness.js'
 import {
   runTieringBenchBaseline,
   runTieringBenchSubject,
   type TieringBenchContext,
   tieringBenchSetup,
-} from '@sluice/tiering/round'
-import type { Benchmark } from '../harness.js'
+} from '../support/tiering.js'
 
 const ROWS = 100_000
 

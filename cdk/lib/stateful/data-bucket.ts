@@ -1,3 +1,4 @@
+import { BLOB_KEY_ROOTS } from '@sluice/core/blobstore'
 import { Duration, RemovalPolicy } from 'aws-cdk-lib'
 import * as s3 from 'aws-cdk-lib/aws-s3'
 import { Construct } from 'constructs'
@@ -12,11 +13,11 @@ export interface DataBucketProps {
 /** Pinned logical id of the bucket that holds remote log segments, KV snapshots and the lake. */
 export const DATA_BUCKET_LOGICAL_ID = 'DataBucket'
 
-/** Key prefixes of the bucket (ARCHITECTURE §5); grants are scoped to them. */
+/** Key prefixes of the bucket, from core's key registry; grants are scoped to them. */
 export const DATA_PREFIXES = {
-  remoteLog: 'remote-log/',
-  kvSnapshots: 'kv-snapshots/',
-  lake: 'lake/',
+  remoteLog: `${BLOB_KEY_ROOTS.remoteLog}/`,
+  kvSnapshots: `${BLOB_KEY_ROOTS.kvSnapshots}/`,
+  lake: `${BLOB_KEY_ROOTS.lake}/`,
 } as const
 
 /**

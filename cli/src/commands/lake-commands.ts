@@ -40,9 +40,9 @@ async function lakeSource(o: Opts, io: Io): Promise<{ source: LakeSource; store:
 }
 
 async function lakeStatus(c: Connection, path: TablePath, source: LakeSource) {
-  const { hintedMetadataLocation, lakeTableLocation, loadLakeSnapshot, snapshotFiles } = await import(
-    '@sluice/client/union'
-  )
+  const { loadLakeSnapshot } = await import('@sluice/client/union')
+  const { hintedMetadataLocation, lakeTableLocation } = await import('@sluice/lake/io')
+  const { snapshotFiles } = await import('@sluice/lake/scan')
   const admin = c.getAdmin()
   const info = await admin.getTableInfo(path)
   const location = lakeTableLocation(source, path)

@@ -1,11 +1,16 @@
 import { FlussError } from '@sluice/core/errors'
 import type { TableInfo } from '@sluice/core/metadata'
 import { type Row, Timestamp, type Value } from '@sluice/core/row'
-import { flussOffsetsOf, isFlussSnapshot } from './iceberg/fluss-offsets.js'
-import { ancestors, currentSnapshot, parseTableMetadata } from './iceberg/metadata.js'
-import type { FlussBucketOffset, Snapshot, TableMetadata } from './iceberg/types.js'
-import { scanLakeSnapshot } from './lake-files.js'
-import { type LakeSource, readLakeFile } from './lake-source.js'
+import type { FlussBucketOffset, Snapshot, TableMetadata } from '@sluice/lake/iceberg'
+import {
+  ancestors,
+  currentSnapshot,
+  flussOffsetsOf,
+  isFlussSnapshot,
+  parseTableMetadata,
+} from '@sluice/lake/iceberg'
+import { type LakeSource, readLakeFile } from '@sluice/lake/io'
+import { scanLakeSnapshot } from '@sluice/lake/scan'
 import type { UnionRecord } from './union-merge.js'
 
 /** The lake side of a union read: one snapshot and the log offsets it covers. */

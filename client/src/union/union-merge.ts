@@ -1,7 +1,7 @@
 import { FlussError } from '@sluice/core/errors'
 import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
-import { keyString } from './iceberg/values.js'
+import { keyString } from '@sluice/lake/iceberg'
 
 /** One row of a union read: the table's columns and where the row sits in the log. */
 export interface UnionRecord {

@@ -1,10 +1,10 @@
 import { FlussError } from '@sluice/core/errors'
 import type { TableInfo, TablePath } from '@sluice/core/metadata'
+import { flussBucketKey } from '@sluice/lake/iceberg'
+import { hintedMetadataLocation, type LakeSource, lakeTableLocation } from '@sluice/lake/io'
 import type { Connection } from '../connection.js'
 import { EARLIEST_OFFSET } from '../scanner/fetch-log-request.js'
-import { flussBucketKey } from './iceberg/fluss-offsets.js'
 import { type LakeSnapshotView, lakeRecords, loadLakeSnapshot } from './lake-snapshot.js'
-import { hintedMetadataLocation, type LakeSource, lakeTableLocation } from './lake-source.js'
 import { readLogTail } from './log-tail.js'
 import { PrimaryKeyMerge, type UnionRecord, unionRecordOf } from './union-merge.js'
 

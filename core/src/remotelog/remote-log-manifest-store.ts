@@ -1,4 +1,4 @@
-import type { BlobStore } from '../blobstore/index.js'
+import { type BlobStore, remoteLogTabletPrefix, remoteManifestKey } from '../blobstore/index.js'
 import { FlussError } from '../errors/index.js'
 import type { TableBucket } from '../metadata/index.js'
 import {
@@ -17,7 +17,6 @@ import {
   encodeManifestBody,
   MANIFEST_FORMAT_VERSION,
 } from './remote-log-manifest-codec.js'
-import { remoteLogTabletPrefix, remoteManifestKey } from './remote-log-paths.js'
 
 /**
  * A manifest as committed, with what the next conditional write must name. The MetaStore item

@@ -1,5 +1,5 @@
+import { type RemoteSegmentKeys, remoteSegmentKeys } from '../blobstore/index.js'
 import { assert } from '../errors/index.js'
-import { type RemoteSegmentKeys, remoteSegmentKeys } from './remote-log-paths.js'
 
 /** One uploaded segment (Fluss's `RemoteLogSegment`). */
 export interface RemoteLogSegmentEntry {

@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tieringHandler } from './handler.js'
 import { startLocalTieringScheduler } from './local-scheduler.js'
 import { readLakeItem } from './round/lake-item.js'
-import { type TieringTestEnv, tieringTestEnv } from './round/testing.js'
 import { DEFAULT_TIERING_PASS_OPTIONS, runTieringPass } from './scheduler.js'
 import { createTieringServices, type TieringServices } from './services.js'
 import { tieringStatus } from './status.js'
+import { type TieringTestEnv, tieringTestEnv } from './testing/tiering-env.js'
 
 const COLUMNS = [
   ['id', notNull(DataTypes.BIGINT())],

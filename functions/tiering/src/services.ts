@@ -14,10 +14,10 @@ import { Catalog } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import type { AwsCredentials, MetaStore } from '@sluice/core/metastore'
 import { DynamoMetaStore } from '@sluice/core/metastore/dynamo'
+import { LakeFileIO } from '@sluice/lake/io'
 import type { LakeCatalog } from './catalog/catalog.js'
 import { GlueCatalog } from './catalog/glue-catalog.js'
 import { LocalCatalog } from './catalog/local-catalog.js'
-import { LakeFileIO } from './iceberg/file-io.js'
 import { catalogTieringMetadata, type TieringMetadata } from './round/tiering-metadata.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { BlobStore } from '@sluice/core/blobstore'
+import { type BlobStore, parseRemoteLogKey, remoteLogTabletPrefix } from '@sluice/core/blobstore'
 import type { TableBucket } from '@sluice/core/metadata'
 import {
   kvSnapshotHeadKey,
@@ -8,13 +8,7 @@ import {
   type VersionedItem,
 } from '@sluice/core/metastore'
 import { crc32c } from '@sluice/core/record'
-import {
-  parseRemoteLogKey,
-  type RemoteLogManifest,
-  RemoteLogManifestStore,
-  remoteLogTabletPrefix,
-  type StoredManifest,
-} from '@sluice/core/remotelog'
+import { type RemoteLogManifest, RemoteLogManifestStore, type StoredManifest } from '@sluice/core/remotelog'
 
 /**
  * The remote storage of a bucket as the metadata store and the blob store hold it, read directly

@@ -7,10 +7,10 @@ import {
   type TableInput,
   UpdateTableCommand,
 } from '@aws-sdk/client-glue'
+import { lakeMetadataFileVersion } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
-import type { LakeFileIO } from '../iceberg/file-io.js'
-import { metadataFileVersion } from '../iceberg/ids.js'
+import type { LakeFileIO } from '@sluice/lake/io'
 import {
   type CatalogColumn,
   type CatalogCommit,
@@ -95,7 +95,7 @@ export class GlueCatalog implements LakeCatalog {
   ) {}
 
   private async hint(input: CatalogTableInput): Promise<void> {
-    const version = metadataFileVersion(input.metadataLocation)
+    const version = lakeMetadataFileVersion(input.metadataLocation)
     if (this.io !== undefined && version !== undefined) await publishVersionHint(this.io, input, version + 1)
   }
 

@@ -4,7 +4,7 @@ import { FlussError } from '@sluice/core/errors'
 import { tablePath } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type TempLake, tempLake } from '../iceberg/testing.js'
+import { type TempLake, tempLake } from '../testing/temp-lake.js'
 import { isCommitStateUnknown } from './catalog.js'
 import { LocalCatalog, lakeCatalogKey } from './local-catalog.js'
 

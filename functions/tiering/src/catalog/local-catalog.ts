@@ -1,3 +1,4 @@
+import { lakeHintedMetadataKey, lakeVersionHintKey } from '@sluice/core/blobstore'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
 import {
@@ -6,7 +7,7 @@ import {
   type MetaStore,
   type VersionedItem,
 } from '@sluice/core/metastore'
-import type { LakeFileIO } from '../iceberg/file-io.js'
+import type { LakeFileIO } from '@sluice/lake/io'
 import {
   type CatalogCommit,
   type CatalogPointer,
@@ -31,12 +32,6 @@ import {
 /** Item key of a lake table (`LAKE_CATALOG#<db>` / `TABLE#<table>`, from core's key registry). */
 export function lakeCatalogKey(path: TablePath): ItemKey {
   return lakeCatalogItemKey(path.databaseName, path.tableName)
-}
-
-export const VERSION_HINT_FILE = 'version-hint.text'
-
-export function hintedMetadataFileName(version: number): string {
-  return `v${version}.metadata.json`
 }
 
 interface LakeTableItem {
@@ -129,10 +124,9 @@ export async function publishVersionHint(
   input: CatalogTableInput,
   version: number,
 ): Promise<void> {
-  const dir = `${input.location}/metadata`
   try {
-    await io.write(`${dir}/${hintedMetadataFileName(version)}`, Buffer.from(input.metadataJson))
-    await io.write(`${dir}/${VERSION_HINT_FILE}`, Buffer.from(String(version)))
+    await io.write(lakeHintedMetadataKey(input.location, version), Buffer.from(input.metadataJson))
+    await io.write(lakeVersionHintKey(input.location), Buffer.from(String(version)))
   } catch {
     // Advisory files: the commit stands; the next commit writes the hint again.
   }

@@ -1,20 +1,24 @@
+import { lakeManifestListKey } from '@sluice/core/blobstore'
 import { FlussError, isFlussError } from '@sluice/core/errors'
-import { isCommitStateUnknown } from '../catalog/catalog.js'
-import { newSnapshotId, uuidV7 } from './ids.js'
-import { writeManifestList } from './manifest-list.js'
-import { type AddedManifest, planManifests, writeAddedManifests } from './manifest-planner.js'
 import {
   appendSummary,
   COMMIT_USER_PROP,
+  type DataFile,
+  FileContent,
   FLUSS_COMMIT_USER,
   FLUSS_OFFSETS_PROP,
+  type FlussBucketOffset,
   formatFlussOffsets,
   mergeFlussOffsets,
-} from './summary.js'
+  newSnapshotId,
+  uuidV7,
+  withNewSnapshot,
+  writeManifestList,
+} from '@sluice/lake/iceberg'
+import { isCommitStateUnknown } from '../catalog/catalog.js'
+import { type AddedManifest, planManifests, writeAddedManifests } from './manifest-planner.js'
 import type { IcebergTable } from './table.js'
-import { withNewSnapshot } from './table-metadata.js'
 import { type LakeTableState, snapshotManifests } from './table-state.js'
-import { type DataFile, FileContent, type FlussBucketOffset } from './types.js'
 
 /**
  * One tiering commit: the round's data files and (for primary-key tables) equality delete files
@@ -95,11 +99,10 @@ export async function commitAppend(table: IcebergTable, request: AppendRequest):
     base = request.base ?? (await table.load())
     mergeFlussOffsets(base.flussOffsets, request.summary.flussOffsets)
     const snapshotId = newSnapshotId(new Set(base.metadata.snapshots.map(s => s['snapshot-id'])))
-    const metadataDir = `${table.writeContext().location}/metadata`
     added = await writeAddedManifests(
       table.io,
       c => table.manifestContext(c),
-      metadataDir,
+      table.writeContext().location,
       snapshotId,
       files,
       table.clock(),
@@ -130,14 +133,13 @@ async function attemptCommit(
   attempt: number,
 ): Promise<CommitResult> {
   const ctx = table.writeContext()
-  const metadataDir = `${ctx.location}/metadata`
   const sequenceNumber = base.metadata['last-sequence-number'] + 1
   const written: string[] = []
   try {
     const plan = await planManifests({
       io: table.io,
       contextOf: c => table.manifestContext(c),
-      metadataDir,
+      tableLocation: ctx.location,
       carried: await snapshotManifests(table.io, base.currentSnapshot),
       added,
       snapshotId,
@@ -153,7 +155,7 @@ async function attemptCommit(
       ...(parentSnapshotId === undefined ? {} : { parentSnapshotId }),
       sequenceNumber,
     })
-    const listLocation = `${metadataDir}/snap-${snapshotId}-${attempt}-${uuidV7(table.clock())}.avro`
+    const listLocation = lakeManifestListKey(ctx.location, snapshotId, attempt, uuidV7(table.clock()))
     await table.io.write(listLocation, list, true)
     written.push(listLocation)
     const offsets = mergeFlussOffsets(base.flussOffsets, request.summary.flussOffsets)

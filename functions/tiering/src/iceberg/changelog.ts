@@ -1,8 +1,8 @@
-import { keyString } from '@sluice/client/union/iceberg'
 import { FlussError } from '@sluice/core/errors'
 import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
-import type { LakeRecord } from '../parquet/write-context.js'
+import { keyString } from '@sluice/lake/iceberg'
+import type { LakeRecord } from '@sluice/lake/parquet'
 
 /**
  * Merge-on-read encoding of one round's changelog of a primary-key bucket. Per key, only the first
@@ -15,8 +15,6 @@ import type { LakeRecord } from '../parquet/write-context.js'
  * The delete (sequence number N) removes only rows of earlier commits, so a key's new row written
  * in the same commit survives.
  */
-
-export { keyString }
 
 export interface ChangeRecord extends LakeRecord {
   readonly changeType: ChangeType

@@ -6,21 +6,14 @@ import { join, normalize } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
+import type { TableMetadata } from '@sluice/lake/iceberg'
+import { stringifyJson } from '@sluice/lake/iceberg'
+import { LOG_TABLE, PK_TABLE, tableInfoOf } from '@sluice/lake/testing'
 import { icebergRead } from 'icebird'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type TempLake, tempLake, tierLogRound, tierPkRound } from '../testing/temp-lake.js'
 import type { ChangeRecord } from './changelog.js'
-import { stringifyJson } from './json.js'
 import { expireSnapshots } from './maintenance/expire-snapshots.js'
-import {
-  LOG_TABLE,
-  PK_TABLE,
-  type TempLake,
-  tableInfoOf,
-  tempLake,
-  tierLogRound,
-  tierPkRound,
-} from './testing.js'
-import type { TableMetadata } from './types.js'
 
 /**
  * icebird 0.3.1 as an independent merge-on-read reader. The lake directory is served over HTTP on

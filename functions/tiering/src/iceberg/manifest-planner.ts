@@ -1,14 +1,17 @@
-import type { LakeFileIO } from './file-io.js'
-import { uuidV7 } from './ids.js'
-import { type ManifestContext, readManifest, writeManifest } from './manifest.js'
-import { summarizeManifest } from './manifest-list.js'
+import { lakeManifestKey } from '@sluice/core/blobstore'
 import {
   type DataFile,
   EntryStatus,
   ManifestContent,
+  type ManifestContext,
   type ManifestEntry,
   type ManifestFile,
-} from './types.js'
+  readManifest,
+  summarizeManifest,
+  uuidV7,
+  writeManifest,
+} from '@sluice/lake/iceberg'
+import type { LakeFileIO } from '@sluice/lake/io'
 
 /**
  * Which manifests a new snapshot lists. Files added by the commit go into fresh manifests (one
@@ -31,7 +34,7 @@ export type ManifestContextOf = (content: ManifestContent) => ManifestContext
 export async function writeAddedManifests(
   io: LakeFileIO,
   contextOf: ManifestContextOf,
-  metadataDir: string,
+  tableLocation: string,
   snapshotId: bigint,
   files: readonly DataFile[],
   nowMs: number,
@@ -49,7 +52,7 @@ export async function writeAddedManifests(
       dataFile,
     }))
     const bytes = writeManifest(entries, contextOf(content))
-    const location = `${metadataDir}/${stem}-m${content}.avro`
+    const location = lakeManifestKey(tableLocation, stem, content)
     await io.write(location, bytes, true)
     out.push({ location, length: bytes.length, content, entries })
   }
@@ -67,7 +70,7 @@ export interface ManifestPlan {
 export interface PlanInput {
   readonly io: LakeFileIO
   readonly contextOf: ManifestContextOf
-  readonly metadataDir: string
+  readonly tableLocation: string
   readonly carried: readonly ManifestFile[]
   readonly added: readonly AddedManifest[]
   readonly snapshotId: bigint
@@ -117,7 +120,7 @@ export async function planManifests(input: PlanInput): Promise<ManifestPlan> {
       for (const e of old) if (e.status !== EntryStatus.DELETED) entries.push(asExisting(e, m))
     }
     const bytes = writeManifest(entries, input.contextOf(content))
-    const location = `${input.metadataDir}/${uuidV7(input.nowMs)}-m${content}.avro`
+    const location = lakeManifestKey(input.tableLocation, uuidV7(input.nowMs), content)
     await input.io.write(location, bytes, true)
     plan.written.push(location)
     plan.folded.push(...added.map(m => m.location))

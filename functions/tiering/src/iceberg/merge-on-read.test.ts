@@ -1,16 +1,10 @@
 import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
+import { scanSnapshot } from '@sluice/lake/scan'
+import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from '@sluice/lake/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type TempLake, tempLake, tierPkRound } from '../testing/temp-lake.js'
 import { type ChangeRecord, collapseChangelog } from './changelog.js'
-import { scanSnapshot } from './scan.js'
-import {
-  PARTITIONED_PK_TABLE,
-  PK_TABLE,
-  type TempLake,
-  tableInfoOf,
-  tempLake,
-  tierPkRound,
-} from './testing.js'
 
 const { INSERT: I, UPDATE_BEFORE: UB, UPDATE_AFTER: UA, DELETE: D } = ChangeType
 

@@ -1,9 +1,10 @@
 import type { Row } from '@sluice/core/row'
+import type { Snapshot, TableMetadata } from '@sluice/lake/iceberg'
+import { parseTableMetadata, serializeTableMetadata } from '@sluice/lake/iceberg'
+import { scanSnapshot } from '@sluice/lake/scan'
+import { LOG_TABLE, tableInfoOf } from '@sluice/lake/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { parseTableMetadata, serializeTableMetadata } from './metadata.js'
-import { scanSnapshot } from './scan.js'
-import { LOG_TABLE, type TempLake, tableInfoOf, tempLake, tierLogRound } from './testing.js'
-import type { Snapshot, TableMetadata } from './types.js'
+import { type TempLake, tempLake, tierLogRound } from '../testing/temp-lake.js'
 
 const FOREIGN_ID = 6838723292707092922n
 const rowOf = (id: number): Row => [BigInt(id), `n${id}`, null, null]

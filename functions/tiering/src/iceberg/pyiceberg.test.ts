@@ -1,20 +1,12 @@
 import { ChangeType } from '@sluice/core/record'
 import { Decimal, type Row, Timestamp } from '@sluice/core/row'
 import { peerAvailable } from '@sluice/core/testing'
+import { LOG_TABLE, PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from '@sluice/lake/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PYICEBERG_PEERS, pyIso, pyiceberg, sortBy } from '../testing/pyiceberg.js'
+import { type TempLake, tempLake, tierLogRound, tierPkRound } from '../testing/temp-lake.js'
 import type { ChangeRecord } from './changelog.js'
 import { expireSnapshots } from './maintenance/expire-snapshots.js'
-import { PYICEBERG_PEERS, pyIso, pyiceberg, sortBy } from './pyiceberg-testing.js'
-import {
-  LOG_TABLE,
-  PARTITIONED_PK_TABLE,
-  PK_TABLE,
-  type TempLake,
-  tableInfoOf,
-  tempLake,
-  tierLogRound,
-  tierPkRound,
-} from './testing.js'
 
 const SUITE = 'pyiceberg reads Sluice lake tables'
 

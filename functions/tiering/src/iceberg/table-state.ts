@@ -1,10 +1,16 @@
 import { FlussError } from '@sluice/core/errors'
+import type { FlussBucketOffset, ManifestFile, Snapshot, TableMetadata } from '@sluice/lake/iceberg'
+import {
+  ancestors,
+  currentSnapshot,
+  FLUSS_OFFSETS_PROP,
+  isFlussSnapshot,
+  parseFlussOffsets,
+  parseTableMetadata,
+  readManifestList,
+} from '@sluice/lake/iceberg'
+import type { LakeFileIO } from '@sluice/lake/io'
 import type { CatalogPointer } from '../catalog/catalog.js'
-import type { LakeFileIO } from './file-io.js'
-import { readManifestList } from './manifest-list.js'
-import { ancestors, currentSnapshot, parseTableMetadata } from './metadata.js'
-import { FLUSS_OFFSETS_PROP, isFlussSnapshot, parseFlussOffsets } from './summary.js'
-import type { FlussBucketOffset, ManifestFile, Snapshot, TableMetadata } from './types.js'
 
 /** A loaded lake table: the catalog pointer, its metadata and where Fluss tiering stands. */
 export interface LakeTableState {

@@ -2,16 +2,19 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Decimal, Timestamp } from '@sluice/core/row'
+import {
+  FileContent,
+  fromBoundBytes,
+  parseTableMetadata,
+  readManifest,
+  readManifestList,
+} from '@sluice/lake/iceberg'
+import { LOG_TABLE, tableInfoOf } from '@sluice/lake/testing'
 import avro from 'avsc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { commitStateUnknown, isCommitStateUnknown } from '../catalog/catalog.js'
-import { fromBoundBytes } from './conversions.js'
-import { readManifest } from './manifest.js'
-import { readManifestList } from './manifest-list.js'
-import { parseTableMetadata } from './metadata.js'
+import { type TempLake, tempLake } from '../testing/temp-lake.js'
 import { IcebergTable } from './table.js'
-import { LOG_TABLE, type TempLake, tableInfoOf, tempLake } from './testing.js'
-import { FileContent } from './types.js'
 
 const info = tableInfoOf(LOG_TABLE)
 const logRow = (id: number) => [

@@ -1,21 +1,32 @@
+import { lakeMetadataFileKey, lakeMetadataFileVersion } from '@sluice/core/blobstore'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import type { TableInfo, TablePath } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
+import type {
+  DataFile,
+  ManifestContent,
+  ManifestContext,
+  PartitionField,
+  TableMetadata,
+} from '@sluice/lake/iceberg'
+import {
+  type LakePartitioning,
+  type LakeSchema,
+  type LakeTableOptions,
+  lakePartitioningOf,
+  lakeSchemaOf,
+  lakeTableOptions,
+  newTableMetadata,
+  sameFields,
+  serializeTableMetadata,
+  uuidV7,
+} from '@sluice/lake/iceberg'
+import type { LakeFileIO } from '@sluice/lake/io'
+import type { WriteContext } from '@sluice/lake/parquet'
+import { DataFileWriter, writeEqualityDeleteFile } from '@sluice/lake/parquet'
 import { type CatalogColumn, isCommitStateUnknown, type LakeCatalog } from '../catalog/catalog.js'
-import { DataFileWriter } from '../parquet/data-file-writer.js'
-import { writeEqualityDeleteFile } from '../parquet/delete-file-writer.js'
-import type { WriteContext } from '../parquet/write-context.js'
 import { type AppendRequest, type CommitResult, commitAppend } from './append.js'
-import type { LakeFileIO } from './file-io.js'
-import { metadataFileName, metadataFileVersion } from './ids.js'
-import type { ManifestContext } from './manifest.js'
-import { serializeTableMetadata } from './metadata.js'
-import { type LakeTableOptions, lakeTableOptions } from './options.js'
-import { type LakePartitioning, lakePartitioningOf } from './partition.js'
-import { type LakeSchema, lakeSchemaOf, sameFields } from './schema.js'
-import { newTableMetadata } from './table-metadata.js'
 import { type LakeTableState, readState, stateOf } from './table-state.js'
-import type { DataFile, ManifestContent, PartitionField, TableMetadata } from './types.js'
 
 export interface IcebergTableDeps {
   readonly io: LakeFileIO
@@ -74,7 +85,7 @@ export class IcebergTable {
       partitioning,
       nowMs: this.clock(),
     })
-    const metadataLocation = `${metadata.location}/metadata/${metadataFileName(0, this.clock())}`
+    const metadataLocation = lakeMetadataFileKey(metadata.location, 0, uuidV7(this.clock()))
     const metadataJson = serializeTableMetadata(metadata)
     await this.io.write(metadataLocation, Buffer.from(metadataJson), true)
     try {
@@ -171,8 +182,8 @@ export class IcebergTable {
    */
   async commitMetadata(base: LakeTableState, metadata: TableMetadata): Promise<LakeTableState> {
     const previous =
-      metadataFileVersion(base.pointer.metadataLocation) ?? base.metadata['metadata-log'].length
-    const metadataLocation = `${metadata.location}/metadata/${metadataFileName(previous + 1, this.clock())}`
+      lakeMetadataFileVersion(base.pointer.metadataLocation) ?? base.metadata['metadata-log'].length
+    const metadataLocation = lakeMetadataFileKey(metadata.location, previous + 1, uuidV7(this.clock()))
     const metadataJson = serializeTableMetadata(metadata)
     await this.io.write(metadataLocation, Buffer.from(metadataJson), true)
     try {

@@ -5,11 +5,11 @@ import type { TableInfo } from '@sluice/core/metadata'
 import { ChangeType, changeTypeFromByte, type LogRecordBatch } from '@sluice/core/record'
 import type { Row, Value } from '@sluice/core/row'
 import type { RowType } from '@sluice/core/types'
+import type { DataFile, PartitionValue } from '@sluice/lake/iceberg'
+import { partitionTupleOf } from '@sluice/lake/iceberg'
+import { ArrowDataFileWriter } from '@sluice/lake/parquet'
 import { type ChangeRecord, collapseChangelog } from '../iceberg/changelog.js'
-import { partitionTupleOf } from '../iceberg/partition.js'
 import type { IcebergTable } from '../iceberg/table.js'
-import type { DataFile, PartitionValue } from '../iceberg/types.js'
-import { ArrowDataFileWriter } from '../parquet/arrow-data-file-writer.js'
 
 /**
  * Turning the tiered batches of one bucket (of one partition) into lake files for one round:

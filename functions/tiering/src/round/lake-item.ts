@@ -6,7 +6,7 @@ import {
   type MetaStore,
   type VersionedItem,
 } from '@sluice/core/metastore'
-import type { FlussBucketOffset } from '../iceberg/types.js'
+import type { FlussBucketOffset } from '@sluice/lake/iceberg'
 
 /**
  * The tiering item of a table (`TABLE#<id>/LAKE`): who tiers the table (a claim fenced by the

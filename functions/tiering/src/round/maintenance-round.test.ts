@@ -1,12 +1,17 @@
 import type { Row } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
+import { uuidV7 } from '@sluice/lake/iceberg'
+import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { uuidV7 } from '../iceberg/ids.js'
-import { scanSnapshot } from '../iceberg/scan.js'
 import { IcebergTable } from '../iceberg/table.js'
+import {
+  byBucketAndOffset,
+  expectedLogRows,
+  type TieringTestEnv,
+  tieringTestEnv,
+} from '../testing/tiering-env.js'
 import { readLakeItem } from './lake-item.js'
 import { maintenanceDue, runMaintenance } from './maintenance-round.js'
-import { byBucketAndOffset, expectedLogRows, type TieringTestEnv, tieringTestEnv } from './testing.js'
 import { claimTable } from './tiering-claim.js'
 import { runTieringRound } from './tiering-round.js'
 

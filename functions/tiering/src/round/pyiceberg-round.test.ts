@@ -2,17 +2,17 @@ import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
 import { peerAvailable } from '@sluice/core/testing'
 import { DataTypes, notNull } from '@sluice/core/types'
+import { parseFlussOffsets } from '@sluice/lake/iceberg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PYICEBERG_PEERS, pyIso, pyiceberg } from '../iceberg/pyiceberg-testing.js'
-import { parseFlussOffsets } from '../iceberg/summary.js'
 import { IcebergTable } from '../iceberg/table.js'
+import { PYICEBERG_PEERS, pyIso, pyiceberg } from '../testing/pyiceberg.js'
 import {
   expectedLogRows,
   expectedPkRows,
   type TestBucketLog,
   type TieringTestEnv,
   tieringTestEnv,
-} from './testing.js'
+} from '../testing/tiering-env.js'
 import { runTieringRound } from './tiering-round.js'
 
 /**

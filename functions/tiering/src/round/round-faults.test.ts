@@ -1,20 +1,20 @@
 import { pathToFileURL } from 'node:url'
 import type { Row } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
+import { LakeFileIO } from '@sluice/lake/io'
+import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { LocalCatalog } from '../catalog/local-catalog.js'
-import { LakeFileIO } from '../iceberg/file-io.js'
-import { scanSnapshot } from '../iceberg/scan.js'
 import { IcebergTable } from '../iceberg/table.js'
-import { FaultyBlobStore } from './faulty-blob-store.js'
-import { readLakeItem } from './lake-item.js'
+import { FaultyBlobStore } from '../testing/faulty-blob-store.js'
 import {
   byBucketAndOffset,
   expectedLogRows,
   type TestBucketLog,
   type TieringTestEnv,
   tieringTestEnv,
-} from './testing.js'
+} from '../testing/tiering-env.js'
+import { readLakeItem } from './lake-item.js'
 import { runTieringRound } from './tiering-round.js'
 
 const COLUMNS = [

@@ -1,10 +1,9 @@
 import { ChangeType } from '@sluice/core/record'
 import { Decimal, type Row, Timestamp } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
+import { scanSnapshot } from '@sluice/lake/scan'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { scanSnapshot } from '../iceberg/scan.js'
 import { IcebergTable } from '../iceberg/table.js'
-import { readLakeItem } from './lake-item.js'
 import {
   byBucketAndOffset,
   expectedLogRows,
@@ -12,7 +11,8 @@ import {
   type TestBucketLog,
   type TieringTestEnv,
   tieringTestEnv,
-} from './testing.js'
+} from '../testing/tiering-env.js'
+import { readLakeItem } from './lake-item.js'
 import { runTieringRound } from './tiering-round.js'
 
 const LOG_COLUMNS = [

@@ -1,6 +1,6 @@
-import type { BlobStore } from '@sluice/core/blobstore'
+import { type BlobStore, parseRemoteLogKey } from '@sluice/core/blobstore'
 import type { StoredManifest } from '@sluice/core/remotelog'
-import { parseRemoteLogKey, remoteIdTimestampMs } from '@sluice/core/remotelog'
+import { remoteIdTimestampMs } from '@sluice/core/remotelog'
 import type { RemoteCall } from './segment-uploader.js'
 
 /** S3 deletes at most 1000 keys per request. */

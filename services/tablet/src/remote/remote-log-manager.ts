@@ -1,13 +1,9 @@
-import type { BlobStore } from '@sluice/core/blobstore'
+import { type BlobStore, remoteLogTabletPrefix } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import { type TableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import { isMetaStoreConflict } from '@sluice/core/metastore'
-import {
-  MANIFEST_INLINE_BYTES_DEFAULT,
-  RemoteLogManifestStore,
-  remoteLogTabletPrefix,
-} from '@sluice/core/remotelog'
+import { MANIFEST_INLINE_BYTES_DEFAULT, RemoteLogManifestStore } from '@sluice/core/remotelog'
 import {
   type Clock,
   DEFAULT_RETRY_POLICY,

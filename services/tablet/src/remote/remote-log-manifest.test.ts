@@ -1,19 +1,13 @@
 import { Configuration } from '@sluice/core/config'
-import { tableBucket } from '@sluice/core/metadata'
 import {
   decodeManifestBody,
   decodeManifestBytes,
   encodeManifestBytes,
   isRemoteId,
   newRemoteId,
-  parseRemoteLogKey,
   RemoteLogManifest,
   type RemoteLogSegmentEntry,
   remoteIdTimestampMs,
-  remoteLogTabletDir,
-  remoteLogTabletPrefix,
-  remoteManifestKey,
-  remoteSegmentKeys,
 } from '@sluice/core/remotelog'
 import { describe, expect, it } from 'vitest'
 import { remoteLogServerSettings } from './remote-log-config.js'
@@ -41,33 +35,6 @@ describe('remote ids', () => {
     expect(newRemoteId(NOW)).not.toBe(id)
     expect(remoteIdTimestampMs('8a6e0804-2bd0-4672-b79d-d97027f9071a')).toBeNull()
     expect(remoteIdTimestampMs('not-an-id')).toBeNull()
-  })
-})
-
-describe('remote log paths', () => {
-  it('follow Fluss layout below the tablet prefix', () => {
-    expect(remoteLogTabletPrefix(tableBucket(7, 0))).toBe(PREFIX)
-    expect(remoteLogTabletPrefix(tableBucket(7, 3, 12))).toBe('remote-log/7/12/3')
-    const id = newRemoteId(NOW)
-    expect(remoteSegmentKeys(PREFIX, id, 5, 42)).toEqual({
-      log: `${PREFIX}/${id}/00000000000000000005.log`,
-      index: `${PREFIX}/${id}/00000000000000000005.index`,
-      timeIndex: `${PREFIX}/${id}/00000000000000000005.timeindex`,
-      writerSnapshot: `${PREFIX}/${id}/00000000000000000042.writer_snapshot`,
-    })
-    expect(remoteLogTabletDir('file:///data/blob/', tableBucket(7, 0))).toBe(`file:///data/blob/${PREFIX}`)
-  })
-
-  it('parse only keys the remote log writes', () => {
-    const id = newRemoteId(NOW)
-    expect(parseRemoteLogKey(PREFIX, remoteSegmentKeys(PREFIX, id, 0, 1).log)).toEqual({
-      kind: 'segment',
-      id,
-    })
-    expect(parseRemoteLogKey(PREFIX, remoteManifestKey(PREFIX, id))).toEqual({ kind: 'manifest', id })
-    expect(parseRemoteLogKey(PREFIX, `${PREFIX}/notes.txt`)).toBeNull()
-    expect(parseRemoteLogKey(PREFIX, `${PREFIX}/metadata/x.manifest`)).toBeNull()
-    expect(parseRemoteLogKey(PREFIX, `remote-log/7/_/1/${id}/0.log`)).toBeNull()
   })
 })
 

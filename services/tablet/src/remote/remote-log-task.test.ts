@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
+import { remoteLogTabletPrefix } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
-import { RemoteLogManifestStore, remoteLogTabletPrefix } from '@sluice/core/remotelog'
+import { RemoteLogManifestStore } from '@sluice/core/remotelog'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SealedSegment } from '../log/index.js'
 import {

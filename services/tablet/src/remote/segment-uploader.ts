@@ -1,9 +1,8 @@
 import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import type { BlobStore } from '@sluice/core/blobstore'
+import { type BlobStore, remoteSegmentKeys } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { RemoteLogSegmentEntry } from '@sluice/core/remotelog'
-import { remoteSegmentKeys } from '@sluice/core/remotelog'
 import type { SealedSegment } from '../log/index.js'
 
 /** Runs one BlobStore call with the caller's timeout and retry policy. */

@@ -1,7 +1,6 @@
 import { FlussError } from '@sluice/core/errors'
-import { ancestors } from '../metadata.js'
+import { ancestors, withoutSnapshots } from '@sluice/lake/iceberg'
 import type { IcebergTable } from '../table.js'
-import { withoutSnapshots } from '../table-metadata.js'
 import type { LakeTableState } from '../table-state.js'
 import { ReachableFiles } from './reachable.js'
 

@@ -1,20 +1,10 @@
 import { ChangeType } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
+import { EntryStatus, readManifest, readManifestList, uuidV7 } from '@sluice/lake/iceberg'
+import { scanSnapshot } from '@sluice/lake/scan'
+import { LOG_TABLE, PK_TABLE, tableInfoOf } from '@sluice/lake/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { uuidV7 } from '../ids.js'
-import { readManifest } from '../manifest.js'
-import { readManifestList } from '../manifest-list.js'
-import { scanSnapshot } from '../scan.js'
-import {
-  LOG_TABLE,
-  PK_TABLE,
-  type TempLake,
-  tableInfoOf,
-  tempLake,
-  tierLogRound,
-  tierPkRound,
-} from '../testing.js'
-import { EntryStatus } from '../types.js'
+import { type TempLake, tempLake, tierLogRound, tierPkRound } from '../../testing/temp-lake.js'
 import { expireSnapshots } from './expire-snapshots.js'
 import { deleteOrphanFiles } from './orphan-files.js'
 import { ReachableFiles } from './reachable.js'

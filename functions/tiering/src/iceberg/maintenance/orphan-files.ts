@@ -1,6 +1,6 @@
+import { lakeHintedMetadataKey, lakeMetadataFileVersion, VERSION_HINT_FILE } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
-import { hintedMetadataFileName, VERSION_HINT_FILE } from '../../catalog/local-catalog.js'
-import { baseName, fileTimeMs, metadataFileVersion } from '../ids.js'
+import { baseName, fileTimeMs } from '@sluice/lake/iceberg'
 import type { IcebergTable } from '../table.js'
 import { ReachableFiles } from './reachable.js'
 
@@ -41,7 +41,7 @@ export async function deleteOrphanFiles(
   const live = await new ReachableFiles(table.io).of(md.snapshots)
   const metadataFiles = [state.pointer.metadataLocation, ...md['metadata-log'].map(e => e['metadata-file'])]
   for (const f of metadataFiles) live.add(f)
-  const liveVersions = metadataFiles.map(metadataFileVersion).filter((v): v is number => v !== undefined)
+  const liveVersions = metadataFiles.map(lakeMetadataFileVersion).filter((v): v is number => v !== undefined)
   const oldestVersion = liveVersions.length === 0 ? -1 : Math.min(...liveVersions)
   const orphans: string[] = []
   let listed = 0
@@ -53,10 +53,7 @@ export async function deleteOrphanFiles(
     const hinted = /^v(\d+)\.metadata\.json$/.exec(name)
     if (hinted !== null) {
       const version = Number(hinted[1]) - 1
-      if (
-        version < oldestVersion &&
-        location === `${md.location}/metadata/${hintedMetadataFileName(version + 1)}`
-      ) {
+      if (version < oldestVersion && location === lakeHintedMetadataKey(md.location, version + 1)) {
         orphans.push(location)
       }
       continue

@@ -1,7 +1,6 @@
-import type { LakeFileIO } from '../file-io.js'
-import { readManifest } from '../manifest.js'
-import { readManifestList } from '../manifest-list.js'
-import type { Snapshot } from '../types.js'
+import type { Snapshot } from '@sluice/lake/iceberg'
+import { readManifest, readManifestList } from '@sluice/lake/iceberg'
+import type { LakeFileIO } from '@sluice/lake/io'
 
 /**
  * Every file a set of snapshots references: their manifest lists, the manifests those list, and

@@ -1,7 +1,6 @@
 export * from './kv-recovery-open.js'
 export * from './kv-snapshot-files.js'
 export * from './kv-snapshot-ledger.js'
-export * from './kv-snapshot-paths.js'
 export * from './kv-snapshot-registry.js'
 export * from './kv-snapshot-stats.js'
 export * from './kv-snapshot-store.js'

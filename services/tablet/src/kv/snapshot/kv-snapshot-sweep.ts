@@ -1,8 +1,7 @@
-import type { BlobStore } from '@sluice/core/blobstore'
+import { type BlobStore, parseKvSnapshotObjectKey } from '@sluice/core/blobstore'
 import type { TableBucket } from '@sluice/core/metadata'
 import { remoteIdTimestampMs } from '@sluice/core/remotelog'
 import { deleteKeys, listTabletKeys } from '../../remote/orphan-sweep.js'
-import { parseKvSnapshotObjectKey } from './kv-snapshot-paths.js'
 import type { KvSnapshotRegistry } from './kv-snapshot-registry.js'
 import type { SnapshotCall } from './snapshot-retry.js'
 

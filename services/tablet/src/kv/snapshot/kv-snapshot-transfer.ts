@@ -1,11 +1,10 @@
 import { mkdir, open, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { BlobStore } from '@sluice/core/blobstore'
+import { type BlobStore, kvSnapshotPrivateFileKey, kvSnapshotSharedFileKey } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import { crc32c } from '@sluice/core/record'
 import { newRemoteId } from '@sluice/core/remotelog'
 import { fileCrc32c, mapBounded, type SharedFileIndex } from './kv-snapshot-files.js'
-import { privateFileKey, sharedFileKey } from './kv-snapshot-paths.js'
 import type { KvSnapshot, KvSnapshotFile } from './kv-snapshot-types.js'
 import type { CheckpointFile, RocksDbCheckpoint } from './rocksdb-checkpoint.js'
 import type { SnapshotCall } from './snapshot-retry.js'
@@ -56,14 +55,14 @@ export async function uploadCheckpoint(
         reusedBytes += reuse.size
         return reuse
       }
-      const key = sharedFileKey(args.tabletPrefix, newRemoteId(ctx.nowMs()), file.name)
+      const key = kvSnapshotSharedFileKey(args.tabletPrefix, newRemoteId(ctx.nowMs()), file.name)
       const uploaded = await uploadFile(ctx, key, file, crc32c, args.onUploaded)
       args.index.remember(identity, uploaded)
       uploadedKeys.push(key)
       uploadedBytes += file.size
       return uploaded
     }
-    const key = privateFileKey(args.tabletPrefix, args.snapshotId, attemptId, file.name)
+    const key = kvSnapshotPrivateFileKey(args.tabletPrefix, args.snapshotId, attemptId, file.name)
     const uploaded = await uploadFile(ctx, key, file, null, args.onUploaded)
     uploadedKeys.push(key)
     uploadedBytes += file.size

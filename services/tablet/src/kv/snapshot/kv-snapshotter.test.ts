@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { kvSnapshotTabletPrefix } from '@sluice/core/blobstore'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fixedSchemaSource } from '../kv-schemas.js'
 import { readChangelog } from '../testing.js'
-import { kvSnapshotTabletPrefix } from './kv-snapshot-paths.js'
 import type { SnapshotScheduler } from './kv-snapshotter-options.js'
 import { rowsOfRocksDb, SNAPSHOT_TEST_BUCKET, SNAPSHOT_TEST_SCHEMA, SnapshotTestBed } from './testing.js'
 

@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import { kvSnapshotTabletPrefix } from '@sluice/core/blobstore'
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { type Clock, DEFAULT_RETRY_POLICY, realSleep, SYSTEM_CLOCK, withTimeout } from '@sluice/core/util'
 import type { KvMeta } from '../kv-meta.js'
 import { SharedFileIndex } from './kv-snapshot-files.js'
 import { KvSnapshotLedger } from './kv-snapshot-ledger.js'
-import { kvSnapshotTabletPrefix } from './kv-snapshot-paths.js'
 import { KvSnapshotRegistry } from './kv-snapshot-registry.js'
 import {
   emptyKvSnapshotStats,

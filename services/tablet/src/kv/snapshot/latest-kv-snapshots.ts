@@ -1,3 +1,4 @@
+import { blobLocation } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import { type TableBucket, tableBucket } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
@@ -76,9 +77,11 @@ export async function kvSnapshotMetadata(
       `Failed to get kv snapshot ${snapshotId} of bucket ${bucket.bucket} of table ${bucket.tableId}: it does not exist.`,
     )
   }
-  const root = remoteDataDir.replace(/\/+$/, '')
   return {
     logOffset: snapshot.logOffset,
-    snapshotFiles: snapshot.files.map(f => ({ remotePath: `${root}/${f.key}`, localFileName: f.name })),
+    snapshotFiles: snapshot.files.map(f => ({
+      remotePath: blobLocation(remoteDataDir, f.key),
+      localFileName: f.name,
+    })),
   }
 }

@@ -1,7 +1,0 @@
-// Parquet data and equality-delete files of lake tables (parquet-wasm), and the write benchmark.
-export * from './bench.js'
-export * from './column-stats.js'
-export * from './data-file-writer.js'
-export * from './delete-file-writer.js'
-export * from './parquet-file.js'
-export * from './write-context.js'
