@@ -17,7 +17,7 @@ import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { type ProcessMetrics, startProcessMetrics } from '@sluice/core/metrics'
 import { CatalogTabletCatalog } from './catalog/catalog-tablet-catalog.js'
-import { remoteDataDirOf, TabletServer } from './tablet/tablet-server.js'
+import { remoteDataDirOf, TabletServer } from './server/tablet-server.js'
 
 /**
  * The tablet server process: the only reader of the environment. Configuration comes from the file
