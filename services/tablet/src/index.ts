@@ -1,5 +1,5 @@
-export * from './catalog/catalog-tablet-catalog.js'
-export * from './catalog/tablet-catalog.js'
+export * from './control-plane/control-plane.js'
+export * from './control-plane/metastore-control-plane.js'
 export * from './log/index.js'
 export * from './replica/replica.js'
 export * from './replica/replica-manager.js'

@@ -14,7 +14,7 @@ import {
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import type { TableBucket } from '@sluice/core/metadata'
 import { tableBucketKey, tableBucketToString } from '@sluice/core/metadata'
-import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane } from '../control-plane/control-plane.js'
 import { type Clock, LogTablet, type LogTabletOptions, SerialExecutor } from '../log/index.js'
 import { appendRecordsToLog, awaitReplication, type ProduceEntry } from './append-to-log.js'
 import type { DelayedFetchLog } from './delay/delayed-fetch-log.js'
@@ -44,12 +44,12 @@ export interface ReplicaManagerOptions {
   readonly serverId: number
   readonly dataDir: string
   readonly config: Configuration
-  readonly catalog: TabletCatalog
+  readonly controlPlane: ControlPlane
   readonly clock: Clock
   readonly metadataCache: TabletMetadataCache
   /** Builds the follower fetchers; it may call back into this manager for replicas. */
   readonly createFetcherManager: (manager: ReplicaManager) => ReplicaFetcherManager
-  /** Writes leaders' ISR changes; default: through `catalog.adjustIsr`. */
+  /** Writes leaders' ISR changes; default: through `controlPlane.adjustIsr`. */
   readonly isrWriter?: IsrWriter
   /** Plug-ins to every replica's leadership (KV tablets, remote log). */
   readonly hooks?: ReplicaHooks
@@ -66,7 +66,7 @@ export interface ReplicaManagerOptions {
  */
 export class ReplicaManager {
   readonly serverId: number
-  readonly catalog: TabletCatalog
+  readonly controlPlane: ControlPlane
   readonly metadataCache: TabletMetadataCache
   readonly schemas: SchemaCache
   /** Row types by (table id, schema id): produce validation and projection. */
@@ -84,9 +84,9 @@ export class ReplicaManager {
   constructor(options: ReplicaManagerOptions) {
     this.#options = options
     this.serverId = options.serverId
-    this.catalog = options.catalog
+    this.controlPlane = options.controlPlane
     this.metadataCache = options.metadataCache
-    this.schemas = new SchemaCache(options.catalog)
+    this.schemas = new SchemaCache(options.controlPlane)
     const maxDelayed = options.config.get(SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS)
     this.delayedWrites = new DelayedOperationManager('delayed writes', maxDelayed)
     this.delayedFetches = new DelayedOperationManager('delayed fetches', maxDelayed)
@@ -245,7 +245,7 @@ export class ReplicaManager {
   async createReplica(data: NotifyLeaderAndIsrData): Promise<Replica> {
     const existing = this.getReplica(data.tableBucket)
     if (existing !== undefined) return existing
-    const tableInfo = await this.catalog.getTableInfo(data.tableBucket.tableId)
+    const tableInfo = await this.controlPlane.getTableInfo(data.tableBucket.tableId)
     const dir = logTabletDir(this.#options.dataDir, data.physicalTablePath, data.tableBucket)
     const logTablet = await LogTablet.open(dir, this.#logTabletOptions(tableBucketToString(data.tableBucket)))
     const epochCache = await LeaderEpochCache.load(dir).catch(async e => {
@@ -264,7 +264,7 @@ export class ReplicaManager {
       epochCache,
       minInSyncReplicas: config.get(LOG_REPLICA_MIN_IN_SYNC_REPLICAS_NUMBER),
       maxLagMs: config.get(LOG_REPLICA_MAX_LAG_TIME),
-      isrWriter: this.#options.isrWriter ?? this.catalog,
+      isrWriter: this.#options.isrWriter ?? this.controlPlane,
       isrRetryBackoffMs: config.get(LOG_REPLICA_FETCH_BACKOFF_INTERVAL),
       clock,
       ...(hooks === undefined ? {} : { hooks }),

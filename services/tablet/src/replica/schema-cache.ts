@@ -1,17 +1,17 @@
 import type { TableInfo } from '@sluice/core/metadata'
 import type { RowType } from '@sluice/core/types'
-import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane } from '../control-plane/control-plane.js'
 
 /**
  * Row types by (table id, schema id) for projecting fetched batches. A table's current schema is
  * known from its TableInfo when a replica is created; an older (or newer) schema id is loaded from
- * the catalog once and kept. At most `maxEntries` are kept (then the cache starts over).
+ * the control plane once and kept. At most `maxEntries` are kept (then the cache starts over).
  */
 export class SchemaCache {
   readonly #rowTypes = new Map<string, RowType | Promise<RowType>>()
 
   constructor(
-    private readonly catalog: TabletCatalog,
+    private readonly controlPlane: ControlPlane,
     private readonly maxEntries = 10_000,
   ) {}
 
@@ -23,7 +23,7 @@ export class SchemaCache {
     const key = `${tableId}/${schemaId}`
     const known = this.#rowTypes.get(key)
     if (known !== undefined) return known
-    const loading = this.catalog.getSchema(tableId, schemaId).then(
+    const loading = this.controlPlane.getSchema(tableId, schemaId).then(
       schema => {
         this.#put(key, schema.rowType)
         return schema.rowType

@@ -10,7 +10,7 @@ function deps(answers: (number | Error)[], coordinator: typeof COORDINATOR | nul
   const requests: unknown[] = []
   const d = {
     serverId: 7,
-    catalog: { getActiveCoordinator: async () => coordinator ?? undefined },
+    controlPlane: { getActiveCoordinator: async () => coordinator ?? undefined },
     pool: {
       request: async (endpoint: unknown, api: string, body: unknown) => {
         requests.push({ endpoint, api, body })

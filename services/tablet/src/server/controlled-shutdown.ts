@@ -1,6 +1,6 @@
 import { toFlussError } from '@sluice/core/errors'
 import type { ConnectionPool } from '@sluice/core/rpc'
-import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane } from '../control-plane/control-plane.js'
 
 export interface ControlledShutdownSettings {
   /** `tablet-server.controlled-shutdown.max-retries`: attempts (0 = skip the controlled shutdown). */
@@ -12,7 +12,7 @@ export interface ControlledShutdownSettings {
 
 export interface ControlledShutdownDeps {
   readonly serverId: number
-  readonly catalog: Pick<TabletCatalog, 'getActiveCoordinator'>
+  readonly controlPlane: Pick<ControlPlane, 'getActiveCoordinator'>
   readonly pool: Pick<ConnectionPool, 'request'>
 }
 
@@ -29,7 +29,7 @@ export async function controlledShutdown(
 ): Promise<boolean> {
   for (let attempt = 1; attempt <= settings.maxRetries; attempt++) {
     try {
-      const coordinator = await deps.catalog.getActiveCoordinator()
+      const coordinator = await deps.controlPlane.getActiveCoordinator()
       if (coordinator === undefined) {
         warn(`controlled shutdown of tablet server ${deps.serverId}: no active coordinator`)
       } else {

@@ -9,7 +9,7 @@ import {
 } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import type { ConnectionPool } from '@sluice/core/rpc'
-import type { ServerEndpoint } from '../catalog/tablet-catalog.js'
+import type { ServerEndpoint } from '../control-plane/control-plane.js'
 import { ReplicaFetcherManager } from '../replica/fetcher/replica-fetcher-manager.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
 
@@ -50,7 +50,7 @@ export async function leaderEndpoint(
   listenerName: string,
 ): Promise<{ host: string; port: number }> {
   const cached = manager.metadataCache.serverEndpoints(leaderId)
-  const endpoints = cached ?? (await manager.catalog.getTabletServer(leaderId))?.endpoints
+  const endpoints = cached ?? (await manager.controlPlane.getTabletServer(leaderId))?.endpoints
   if (endpoints === undefined || endpoints.length === 0) {
     throw new FlussError(
       'LEADER_NOT_AVAILABLE_EXCEPTION',

@@ -10,7 +10,7 @@ import {
 } from '@sluice/core/config'
 import { type TableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
-import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane } from '../control-plane/control-plane.js'
 import {
   KvRowCache,
   type KvSnapshotLogger,
@@ -35,7 +35,7 @@ export const KV_MAX_PENDING_BYTES = 256 * 1024 * 1024
 
 export interface KvBucketsOptions {
   readonly config: Configuration
-  readonly catalog: TabletCatalog
+  readonly controlPlane: ControlPlane
   /** KV snapshots need both stores; without them buckets recover from the log alone. */
   readonly blobStore?: BlobStore
   readonly metaStore?: MetaStore
@@ -118,7 +118,7 @@ export class KvBuckets {
     if (!replica.tableInfo.hasPrimaryKey) return
     await this.#close(replica.tableBucket)
     const leaderEpoch = replica.leaderEpoch
-    const schemas = await ReplicaSchemas.load(this.#options.catalog, replica.tableInfo)
+    const schemas = await ReplicaSchemas.load(this.#options.controlPlane, replica.tableInfo)
     const { kv } = await openKvTabletWithRecovery({
       bucketDir: kvTabletDir(this.#dataDir, replica),
       tableBucket: replica.tableBucket,

@@ -34,7 +34,7 @@ export function kvKeyForwarder(deps: KvForwardingDeps): KeyForwarder {
       const handler = deps.local()[api] as Handler<K>
       return (await handler(request as never, undefined as never)) as ApiResponse<K>
     }
-    const leaderId = replica?.leaderId ?? (await deps.manager.catalog.getBucketLeader(target))
+    const leaderId = replica?.leaderId ?? (await deps.manager.controlPlane.getBucketLeader(target))
     if (leaderId === undefined || leaderId === null) {
       throw new FlussError('LEADER_NOT_AVAILABLE_EXCEPTION', `no leader is known for bucket ${target.bucket}`)
     }

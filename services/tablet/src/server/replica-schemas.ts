@@ -1,6 +1,6 @@
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import type { Schema, TableInfo } from '@sluice/core/metadata'
-import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane } from '../control-plane/control-plane.js'
 import type { KvSchemaSource } from '../kv/index.js'
 
 /** Schemas a table may have had before its current one are loaded at most this far back. */
@@ -10,14 +10,14 @@ const PRELOADED_SCHEMAS_MAX = 1000
  * The schemas of one primary-key table as its KvTablet reads them: synchronously (`latest`,
  * `byId`). Every schema up to the table's current one is loaded before the KvTablet opens;
  * a batch of a newer schema (the table was altered since) is made known with `ensure` before it
- * is applied, which is the only catalog read on the put path and happens once per new schema.
+ * is applied, which is the only control-plane read on the put path and happens once per new schema.
  */
 export class ReplicaSchemas implements KvSchemaSource {
   readonly #byId = new Map<number, Schema>()
   #latestId: number
 
   private constructor(
-    private readonly catalog: TabletCatalog,
+    private readonly controlPlane: ControlPlane,
     private readonly tableId: number,
     latestId: number,
   ) {
@@ -25,8 +25,8 @@ export class ReplicaSchemas implements KvSchemaSource {
   }
 
   /** Loads every schema of the table up to its current one (missing older ids are skipped). */
-  static async load(catalog: TabletCatalog, info: TableInfo): Promise<ReplicaSchemas> {
-    const schemas = new ReplicaSchemas(catalog, info.tableId, info.schemaId)
+  static async load(controlPlane: ControlPlane, info: TableInfo): Promise<ReplicaSchemas> {
+    const schemas = new ReplicaSchemas(controlPlane, info.tableId, info.schemaId)
     schemas.#byId.set(info.schemaId, info.schema)
     const first = Math.max(0, info.schemaId - PRELOADED_SCHEMAS_MAX)
     const older = Array.from({ length: info.schemaId - first }, (_, i) => first + i)
@@ -50,7 +50,7 @@ export class ReplicaSchemas implements KvSchemaSource {
 
   async #tryLoad(schemaId: number): Promise<boolean> {
     try {
-      this.#byId.set(schemaId, await this.catalog.getSchema(this.tableId, schemaId))
+      this.#byId.set(schemaId, await this.controlPlane.getSchema(this.tableId, schemaId))
       return true
     } catch (e) {
       if (isFlussError(e, 'SCHEMA_NOT_EXIST')) return false

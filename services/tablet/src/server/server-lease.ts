@@ -1,5 +1,9 @@
 import { isFlussError } from '@sluice/core/errors'
-import type { TabletCatalog, TabletServerLease, TabletServerRegistration } from '../catalog/tablet-catalog.js'
+import type {
+  ControlPlane,
+  TabletServerLease,
+  TabletServerRegistration,
+} from '../control-plane/control-plane.js'
 import type { Clock } from '../log/index.js'
 
 export interface ServerLeaseSettings {
@@ -24,7 +28,7 @@ export class ServerLeaseKeeper {
   #stopped = false
 
   constructor(
-    private readonly catalog: TabletCatalog,
+    private readonly controlPlane: ControlPlane,
     private readonly registration: TabletServerRegistration,
     private readonly settings: ServerLeaseSettings,
     private readonly clock: Clock,
@@ -44,7 +48,7 @@ export class ServerLeaseKeeper {
     const deadlineMs = this.clock.nowMs() + this.settings.registerTimeoutMs
     for (;;) {
       try {
-        this.#lease = await this.catalog.registerTabletServer(
+        this.#lease = await this.controlPlane.registerTabletServer(
           this.registration,
           this.settings.leaseDurationMs,
         )
@@ -70,7 +74,7 @@ export class ServerLeaseKeeper {
     await this.#tick
     const lease = this.#lease
     this.#lease = undefined
-    if (lease !== undefined) await this.catalog.releaseTabletServerLease(lease)
+    if (lease !== undefined) await this.controlPlane.releaseTabletServerLease(lease)
   }
 
   #schedule(): void {
@@ -84,7 +88,7 @@ export class ServerLeaseKeeper {
     const lease = this.#lease
     try {
       if (this.#fenced || lease === undefined) {
-        this.#lease = await this.catalog.registerTabletServer(
+        this.#lease = await this.controlPlane.registerTabletServer(
           this.registration,
           this.settings.leaseDurationMs,
         )
@@ -92,7 +96,7 @@ export class ServerLeaseKeeper {
         this.warn(`tablet server ${this.registration.serverId} registered again; taking writes`)
         return
       }
-      this.#lease = await this.catalog.renewTabletServerLease(lease, this.settings.leaseDurationMs)
+      this.#lease = await this.controlPlane.renewTabletServerLease(lease, this.settings.leaseDurationMs)
     } catch (e) {
       if (isFlussError(e, 'METASTORE_CONFLICT')) {
         this.#fence('its lease was taken over', e)

@@ -70,13 +70,13 @@ describe('TabletServer lifecycle', () => {
 
   it('registers its lease with the bound port and releases it on stop', async () => {
     const server = await cluster.startServer(3)
-    const registered = await cluster.catalog.getTabletServer(3)
+    const registered = await cluster.controlPlane.getTabletServer(3)
     expect(registered?.endpoints).toEqual([
       { listenerName: 'FLUSS', host: '127.0.0.1', port: server.endpoints[0].port },
     ])
     expect(server.endpoints[0].port).toBeGreaterThan(0)
     await cluster.stopServer(server)
-    expect(await cluster.catalog.getTabletServer(3)).toBeUndefined()
+    expect(await cluster.controlPlane.getTabletServer(3)).toBeUndefined()
   })
 
   it('refuses to start while a live server at another address keeps holding the id', async () => {
@@ -110,7 +110,7 @@ describe('TabletServer lifecycle', () => {
       'sluice.tablet-server.lease-register-timeout': '10s',
     })
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAtMs)
-    expect((await cluster.catalog.getTabletServer(6))?.endpoints[0].port).toBe(server.endpoints[0].port)
+    expect((await cluster.controlPlane.getTabletServer(6))?.endpoints[0].port).toBe(server.endpoints[0].port)
   })
 
   it('stops taking writes when its lease is taken over', async () => {

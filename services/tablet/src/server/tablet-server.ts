@@ -41,7 +41,7 @@ import {
   listAclsHandler,
   serverListenerSecurity,
 } from '@sluice/core/security'
-import type { ServerEndpoint, TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane, ServerEndpoint } from '../control-plane/control-plane.js'
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
 import { RemoteLogManager } from '../remote/index.js'
 import type { ReplicaHooks } from '../replica/replica-hooks.js'
@@ -60,7 +60,7 @@ import { TabletService } from './tablet-service.js'
 
 export interface TabletServerDeps {
   readonly config: Configuration
-  readonly catalog: TabletCatalog
+  readonly controlPlane: ControlPlane
   readonly clock?: Clock
   /**
    * The read-only admin APIs every server answers (GET_METADATA, GET_TABLE_INFO, LIST_*, ...),
@@ -80,7 +80,7 @@ export interface TabletServerDeps {
   /** Extra plug-ins to every replica's leadership (after the server's KV tablets and remote log). */
   readonly replicaHooks?: ReplicaHooks
   /**
-   * Remote storage (`sluice.blobstore.uri`) and the metadata store behind the catalog: with both,
+   * Remote storage (`sluice.blobstore.uri`) and the metadata store behind the control plane: with both,
    * sealed log segments are uploaded (remote log) and KV snapshots taken; without, buckets keep
    * everything local and KV tablets recover from the log alone.
    */
@@ -141,7 +141,7 @@ export class TabletServer {
     const remote = this.#remoteLogWiring()
     this.kvBuckets = new KvBuckets({
       config,
-      catalog: deps.catalog,
+      controlPlane: deps.controlPlane,
       ...(deps.blobStore === undefined ? {} : { blobStore: deps.blobStore }),
       ...(deps.metaStore === undefined ? {} : { metaStore: deps.metaStore }),
       remoteChangelog: bucket => remote?.reader(bucket) ?? null,
@@ -154,7 +154,7 @@ export class TabletServer {
       serverId: this.serverId,
       dataDir: config.get(DATA_DIR),
       config,
-      catalog: deps.catalog,
+      controlPlane: deps.controlPlane,
       clock: deps.clock ?? SYSTEM_CLOCK,
       metadataCache,
       hooks,
@@ -208,7 +208,7 @@ export class TabletServer {
         advertised === undefined ? bound : parseListeners(advertised, ADVERTISED_LISTENERS.key)
       const rack = config.getOptional(TABLET_SERVER_RACK)
       this.#lease = new ServerLeaseKeeper(
-        this.#deps.catalog,
+        this.#deps.controlPlane,
         {
           serverId: this.serverId,
           endpoints: this.#endpoints,
@@ -269,7 +269,7 @@ export class TabletServer {
       requestTimeoutMs: config.get(CLIENT_REQUEST_TIMEOUT),
     }
     const done = await controlledShutdown(
-      { serverId: this.serverId, catalog: this.#deps.catalog, pool: this.#pool },
+      { serverId: this.serverId, controlPlane: this.#deps.controlPlane, pool: this.#pool },
       settings,
       (message, error) => this.#warn(message, error),
     )
@@ -281,7 +281,7 @@ export class TabletServer {
     const listeners = parseListeners(config.get(BIND_LISTENERS), BIND_LISTENERS.key)
     const service = new TabletService({
       replicaManager: this.replicaManager,
-      catalog: this.#deps.catalog,
+      controlPlane: this.#deps.controlPlane,
       config,
       writesFenced: () => this.writesFenced,
       kvBuckets: this.kvBuckets,
@@ -306,7 +306,9 @@ export class TabletServer {
     const guard =
       authorizer === undefined
         ? undefined
-        : new AuthorizationGuard(authorizer, id => this.#deps.catalog.getTableInfo(id).then(t => t.tablePath))
+        : new AuthorizationGuard(authorizer, id =>
+            this.#deps.controlPlane.getTableInfo(id).then(t => t.tablePath),
+          )
     const bound: ServerEndpoint[] = []
     for (const l of listeners) {
       const server = new RpcServer({

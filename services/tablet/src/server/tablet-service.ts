@@ -10,7 +10,7 @@ import {
   isSluiceClient,
   type RequestContext,
 } from '@sluice/core/rpc'
-import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane } from '../control-plane/control-plane.js'
 import type { ProduceEntry } from '../replica/append-to-log.js'
 import type { WriteResultForBucket } from '../replica/delay/delayed-write.js'
 import type { FetchParams } from '../replica/fetch-types.js'
@@ -31,7 +31,7 @@ import {
 } from './rpc-conversions.js'
 import { updateMetadataCache } from './update-metadata.js'
 
-/** The APIs the TabletService itself implements (the read-only admin APIs come from the catalog). */
+/** The APIs the TabletService itself implements (the read-only admin APIs come from the shared catalog). */
 export type TabletServiceApi =
   | 'PRODUCE_LOG'
   | 'FETCH_LOG'
@@ -48,7 +48,7 @@ const DEFAULT_MAX_WAIT_MS_WHEN_MIN_BYTES_ENABLED = 100
 
 export interface TabletServiceOptions {
   readonly replicaManager: ReplicaManager
-  readonly catalog: TabletCatalog
+  readonly controlPlane: ControlPlane
   readonly config: Configuration
   /** True while this server must not take writes (its membership lease was lost). */
   readonly writesFenced: () => boolean
@@ -162,7 +162,7 @@ export class TabletService {
   }
 
   async initWriter(): Promise<ApiResponseInit<'INIT_WRITER'>> {
-    return { writerId: await this.#options.catalog.allocateWriterId() }
+    return { writerId: await this.#options.controlPlane.allocateWriterId() }
   }
 
   async notifyLeaderAndIsr(

@@ -21,7 +21,7 @@ import { buildLogBatch, MemoryLogRecords } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
 import { ServerConnection } from '@sluice/core/rpc'
 import { DataTypes, type RowType } from '@sluice/core/types'
-import { CatalogTabletCatalog } from '../catalog/catalog-tablet-catalog.js'
+import { MetaStoreControlPlane } from '../control-plane/metastore-control-plane.js'
 import { TabletServer, type TabletServerDeps } from './tablet-server.js'
 
 /** Test scaffolding for tablet server tests: a log table, real batches, servers on loopback. */
@@ -88,18 +88,18 @@ export function batchOffsets(records: Uint8Array | null): { base: number; count:
   return [...new MemoryLogRecords(records).batches()].map(b => ({ base: b.baseOffset, count: b.recordCount }))
 }
 
-/** One catalog (and metadata store) shared by the servers of a test. */
+/** One control plane (a catalog over one metadata store) shared by the servers of a test. */
 export class TestCluster {
   readonly store = new MemoryMetaStore()
   /** Remote storage shared by the servers started with `{ remote: true }`. */
   readonly blobStore = new MemoryBlobStore()
   readonly sharedCatalog = new Catalog(this.store)
-  readonly catalog = new CatalogTabletCatalog(this.sharedCatalog, this.store, 'FLUSS')
+  readonly controlPlane = new MetaStoreControlPlane(this.sharedCatalog, this.store, 'FLUSS')
   readonly #dirs: string[] = []
   readonly #servers = new Set<TabletServer>()
   readonly #connections: ServerConnection[] = []
 
-  /** Creates the test log table (id TABLE_ID) through the catalog. */
+  /** Creates the test log table (id TABLE_ID) through the shared catalog. */
   async createLogTable(numBuckets = 2, properties: Record<string, string> = {}): Promise<TableInfo> {
     let builder = TableDescriptor.builder().schema(LOG_SCHEMA).distributedBy(numBuckets)
     for (const [k, v] of Object.entries(properties)) builder = builder.property(k, v)
@@ -110,7 +110,7 @@ export class TestCluster {
       coordinatorEpoch: 0,
       ignoreIfExists: false,
     })
-    const info = await this.catalog.getTableInfo(created?.table.tableId ?? -1)
+    const info = await this.controlPlane.getTableInfo(created?.table.tableId ?? -1)
     if (info.tableId !== TABLE_ID) throw new Error(`expected table id ${TABLE_ID}, got ${info.tableId}`)
     return info
   }
@@ -126,7 +126,7 @@ export class TestCluster {
       coordinatorEpoch: 0,
       ignoreIfExists: false,
     })
-    return this.catalog.getTableInfo(created?.table.tableId ?? -1)
+    return this.controlPlane.getTableInfo(created?.table.tableId ?? -1)
   }
 
   async tempDir(): Promise<string> {
@@ -159,7 +159,7 @@ export class TestCluster {
     const { remote, ...overrides } = deps
     const server = new TabletServer({
       config,
-      catalog: this.catalog,
+      controlPlane: this.controlPlane,
       adminHandlers: readOnlyAdminHandlers(this.sharedCatalog),
       ...(remote === true ? { blobStore: this.blobStore, metaStore: this.store } : {}),
       ...overrides,

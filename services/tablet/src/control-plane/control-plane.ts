@@ -32,13 +32,13 @@ export interface CoordinatorAddress {
 }
 
 /**
- * What a tablet server needs from the control plane (the MetaStore behind the catalog). None of it
- * is called on the produce or fetch paths: table info is loaded when a replica is created, schemas
- * when a batch of an unseen schema id is projected, writer ids on INIT_WRITER, the lease by the
- * heartbeat, ISR changes when a leader's ISR shrinks or grows, and the coordinator's address at
- * controlled shutdown.
+ * The tablet server's view of the control plane: what it reads from and writes to the metadata
+ * store the coordinator also works on. None of it is called on the produce or fetch paths: table
+ * info is loaded when a replica is created, schemas when a batch of an unseen schema id is
+ * projected, writer ids on INIT_WRITER, the lease by the heartbeat, ISR changes when a leader's
+ * ISR shrinks or grows, and the coordinator's address at controlled shutdown.
  */
-export interface TabletCatalog {
+export interface ControlPlane {
   /**
    * Takes the membership lease of `registration.serverId` for `leaseDurationMs`. Refused with a
    * retriable error while a live lease of another incarnation holds the id.

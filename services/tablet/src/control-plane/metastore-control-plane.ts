@@ -13,24 +13,25 @@ import { allocateId, COUNTERS, type MetaStore, serverKey } from '@sluice/core/me
 import type { AdjustIsrResult, IsrProposal } from '../replica/replica-types.js'
 import { adjustIsrInCatalog } from './adjust-isr.js'
 import type {
+  ControlPlane,
   CoordinatorAddress,
   ServerEndpoint,
-  TabletCatalog,
   TabletServerLease,
   TabletServerRegistration,
-} from './tablet-catalog.js'
+} from './control-plane.js'
 
 /** A held lease plus the stored record its renewal is conditioned on. */
-interface CatalogLease extends TabletServerLease {
+interface MetaStoreLease extends TabletServerLease {
   readonly record: TabletServerLeaseRecord
 }
 
 /**
- * The TabletCatalog of a tablet server over the shared catalog (`@sluice/core/catalog`): leases in
- * the catalog's lease items (host/port = the internal listener), tables and schemas from the
- * catalog's items, writer ids from the `writer-id` counter of the metadata store.
+ * The ControlPlane of a tablet server over the metadata store, read and written through the shared
+ * catalog (`@sluice/core/catalog`): leases in the catalog's lease items (host/port = the internal
+ * listener), tables and schemas from the catalog's items, writer ids from the `writer-id` counter
+ * of the metadata store.
  */
-export class CatalogTabletCatalog implements TabletCatalog {
+export class MetaStoreControlPlane implements ControlPlane {
   constructor(
     private readonly catalog: Catalog,
     /** The uncached store, for the writer-id counter. */
@@ -59,13 +60,13 @@ export class CatalogTabletCatalog implements TabletCatalog {
     lease: TabletServerLease,
     leaseDurationMs: number,
   ): Promise<TabletServerLease> {
-    const held = (lease as CatalogLease).record
+    const held = (lease as MetaStoreLease).record
     const record = await renewTabletServerLease(this.catalog, held, this.catalog.nowMs() + leaseDurationMs)
     return leaseOf(lease.registration, record)
   }
 
   async releaseTabletServerLease(lease: TabletServerLease): Promise<void> {
-    await releaseTabletServerLease(this.catalog, (lease as CatalogLease).record)
+    await releaseTabletServerLease(this.catalog, (lease as MetaStoreLease).record)
   }
 
   async getTabletServer(serverId: number): Promise<TabletServerRegistration | undefined> {
@@ -138,6 +139,6 @@ export class CatalogTabletCatalog implements TabletCatalog {
   }
 }
 
-function leaseOf(registration: TabletServerRegistration, record: TabletServerLeaseRecord): CatalogLease {
+function leaseOf(registration: TabletServerRegistration, record: TabletServerLeaseRecord): MetaStoreLease {
   return { registration, version: record.version, expiresAtMs: record.leaseExpiresAtMs, record }
 }
