@@ -15,10 +15,9 @@ import {
   type KvTabletOptions,
   openKvTabletWithRecovery,
   rocksDbKvOptions,
-  TestingKvBatches,
-  testingLogOptions,
 } from '@sluice/tablet/kv'
 import { LogTablet } from '@sluice/tablet/log'
+import { TestingKvBatches, testingLogOptions } from '@sluice/tablet/testing'
 import { dirBytes } from './dir-bytes.js'
 
 /**

@@ -10,10 +10,9 @@ import {
   type KvWrite,
   RocksDbKv,
   SMALL_ROCKSDB_OPTIONS,
-  TestingKvBatches,
-  testingLogOptions,
 } from '@sluice/tablet/kv'
 import { LogTablet } from '@sluice/tablet/log'
+import { TestingKvBatches, testingLogOptions } from '@sluice/tablet/testing'
 
 /**
  * The two sides of the upsert benchmark, split so that the harness can alternate them: the same

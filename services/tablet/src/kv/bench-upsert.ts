@@ -5,11 +5,11 @@ import { Configuration, SLUICE_TABLET_SERVER_KV_ROW_CACHE_SIZE } from '@sluice/c
 import { Schema } from '@sluice/core/metadata'
 import { DataTypes } from '@sluice/core/types'
 import { LogTablet } from '../log/log-tablet.js'
+import { TestingKvBatches, testingLogOptions } from '../testing/kv.js'
 import { KvRowCache } from './kv-row-cache.js'
 import { fixedSchemaSource } from './kv-schemas.js'
 import { KvTablet } from './kv-tablet.js'
 import { type KvWrite, RocksDbKv, SMALL_ROCKSDB_OPTIONS } from './rocksdb-kv.js'
-import { TestingKvBatches, testingLogOptions } from './testing.js'
 
 export interface BenchUpsertOptions {
   /** Rows upserted (and put raw), all distinct keys. */

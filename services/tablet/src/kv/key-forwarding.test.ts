@@ -6,12 +6,12 @@ import { CompactedKeyEncoder, decodeCompactedRow, decodeValue } from '@sluice/co
 import type { PutKvRequest } from '@sluice/core/rpc'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
+import { TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import type { KeyForwarder } from './key-forwarding.js'
 import { keyRouter } from './key-routing.js'
 import type { KvReplica, KvRequestContext } from './kv-handler-context.js'
 import { handleLookup, handlePutKv } from './kv-handlers.js'
 import { maybeIncrementHighWatermark } from './kv-high-watermark.js'
-import { TestingKvBatches, TestingKvBucket } from './testing.js'
 
 const schema = Schema.newBuilder()
   .column('id', notNull(DataTypes.INT()))

@@ -6,12 +6,12 @@ import { CompactedKeyEncoder, decodeCompactedRow, decodeValue } from '@sluice/co
 import type { PutKvRequest } from '@sluice/core/rpc'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
-import { testBatch } from '../log/testing.js'
+import { TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
+import { testBatch } from '../testing/log.js'
 import type { KvReplica, KvRequestContext, KvWriteResult } from './kv-handler-context.js'
 import { handleLookup, handlePutKv } from './kv-handlers.js'
 import { maybeIncrementHighWatermark } from './kv-high-watermark.js'
 import { handleLimitScan, handlePrefixLookup } from './kv-scan-handlers.js'
-import { TestingKvBatches, TestingKvBucket } from './testing.js'
 
 const schema = Schema.newBuilder()
   .column('a', DataTypes.INT())

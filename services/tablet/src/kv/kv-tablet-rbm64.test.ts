@@ -3,6 +3,7 @@ import { AggFunctions, Schema } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import { fixedSchemaSource } from './kv-schemas.js'
 import {
   bitmap64Of,
@@ -10,7 +11,6 @@ import {
   deserializeBitmap64,
   serializeBitmap64,
 } from './rowmerger/aggregate/roaring-bitmap64.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
 
 let bucket: TestingKvBucket
 

@@ -5,8 +5,8 @@ import { MemoryLogRecords } from '@sluice/core/record'
 import { DataTypes } from '@sluice/core/types'
 import { CompressionType, compressionRegistry, tableFromIPC } from 'apache-arrow'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import type { KvSchemaSource } from './kv-schemas.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
 
 const v1 = Schema.newBuilder()
   .column('id', DataTypes.INT())

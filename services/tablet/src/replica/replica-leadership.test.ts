@@ -3,10 +3,16 @@ import { join } from 'node:path'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { afterEach, describe, expect, it } from 'vitest'
-import { testBatch } from '../log/index.js'
+import { testBatch } from '../testing/log.js'
+import {
+  appendBatches,
+  createTestReplica,
+  followerFetch,
+  leaderAndIsr,
+  type TestReplica,
+} from '../testing/replica.js'
 import { LEADER_EPOCH_CHECKPOINT_FILE } from './leader-epoch-cache.js'
 import { OffsetType } from './replica-types.js'
-import { appendBatches, createTestReplica, followerFetch, leaderAndIsr, type TestReplica } from './testing.js'
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void

@@ -1,9 +1,6 @@
 import { ERRORS } from '@sluice/core/errors'
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, describe, expect, it } from 'vitest'
-import { TestingKvBatches } from '../kv/testing.js'
-import { TestingClock } from '../log/testing.js'
-import type { TabletServer } from './tablet-server.js'
 import {
   arrowBatch,
   decodeRows,
@@ -13,7 +10,10 @@ import {
   TABLE_ID,
   TestCluster,
   waitUntil,
-} from './testing.js'
+} from '../testing/cluster.js'
+import { TestingKvBatches } from '../testing/kv.js'
+import { TestingClock } from '../testing/log.js'
+import type { TabletServer } from './tablet-server.js'
 
 let cluster: TestCluster
 let clock: TestingClock

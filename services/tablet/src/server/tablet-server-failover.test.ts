@@ -1,7 +1,6 @@
 import { LOG_REPLICA_FETCH_WAIT_MAX_TIME } from '@sluice/core/config'
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { TabletServer } from './tablet-server.js'
 import {
   arrowBatch,
   type BucketAssignment,
@@ -11,7 +10,8 @@ import {
   TABLE_ID,
   TestCluster,
   waitUntil,
-} from './testing.js'
+} from '../testing/cluster.js'
+import type { TabletServer } from './tablet-server.js'
 
 const BUCKET = { tableId: TABLE_ID, bucket: 0 }
 

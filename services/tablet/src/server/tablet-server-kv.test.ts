@@ -4,8 +4,8 @@ import type { TableInfo } from '@sluice/core/metadata'
 import { CompactedKeyEncoder, decodeCompactedRow, decodeValue, type Row } from '@sluice/core/row'
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, describe, expect, it } from 'vitest'
-import { TestingKvBatches, type TestingKvRecord } from '../kv/testing.js'
-import { arrowBatch, notifyRequest, PK_SCHEMA, TABLE_ID, TestCluster, waitUntil } from './testing.js'
+import { arrowBatch, notifyRequest, PK_SCHEMA, TABLE_ID, TestCluster, waitUntil } from '../testing/cluster.js'
+import { TestingKvBatches, type TestingKvRecord } from '../testing/kv.js'
 
 let cluster: TestCluster
 

@@ -1,7 +1,15 @@
 import { ERRORS, FlussError } from '@sluice/core/errors'
 import { serverKey } from '@sluice/core/metastore'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { arrowBatch, decodeRows, notifyRequest, rows, TABLE_ID, TestCluster, waitUntil } from './testing.js'
+import {
+  arrowBatch,
+  decodeRows,
+  notifyRequest,
+  rows,
+  TABLE_ID,
+  TestCluster,
+  waitUntil,
+} from '../testing/cluster.js'
 
 const fetchAll = {
   followerServerId: -1,

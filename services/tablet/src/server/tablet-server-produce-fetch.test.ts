@@ -1,7 +1,6 @@
 import { ERRORS } from '@sluice/core/errors'
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { TabletServer } from './tablet-server.js'
 import {
   arrowBatch,
   batchOffsets,
@@ -10,7 +9,8 @@ import {
   rows,
   TABLE_ID,
   TestCluster,
-} from './testing.js'
+} from '../testing/cluster.js'
+import type { TabletServer } from './tablet-server.js'
 
 const code = (name: keyof typeof ERRORS) => ERRORS[name].code
 

@@ -3,7 +3,15 @@ import { ERRORS } from '@sluice/core/errors'
 import { MemoryLogRecords } from '@sluice/core/record'
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { arrowBatch, decodeRows, LOG_SCHEMA, notifyRequest, rows, TABLE_ID, TestCluster } from './testing.js'
+import {
+  arrowBatch,
+  decodeRows,
+  LOG_SCHEMA,
+  notifyRequest,
+  rows,
+  TABLE_ID,
+  TestCluster,
+} from '../testing/cluster.js'
 
 function projectedFetch(projectedFields: number[], projectionPushdownEnabled = true) {
   return {

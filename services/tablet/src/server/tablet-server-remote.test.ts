@@ -1,8 +1,16 @@
 import { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, describe, expect, it } from 'vitest'
 import { OffsetType } from '../replica/replica-types.js'
+import {
+  arrowBatch,
+  decodeRows,
+  LOG_SCHEMA,
+  notifyRequest,
+  rows,
+  TABLE_ID,
+  TestCluster,
+} from '../testing/cluster.js'
 import type { TabletServer } from './tablet-server.js'
-import { arrowBatch, decodeRows, LOG_SCHEMA, notifyRequest, rows, TABLE_ID, TestCluster } from './testing.js'
 
 let cluster: TestCluster
 

@@ -1,8 +1,16 @@
 import { ERRORS } from '@sluice/core/errors'
 import type { ServerConnection } from '@sluice/core/rpc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  arrowBatch,
+  decodeRows,
+  notifyRequest,
+  rows,
+  TABLE_ID,
+  TestCluster,
+  waitUntil,
+} from '../testing/cluster.js'
 import type { TabletServer } from './tablet-server.js'
-import { arrowBatch, decodeRows, notifyRequest, rows, TABLE_ID, TestCluster, waitUntil } from './testing.js'
 
 const ASSIGNMENT = { bucket: 0, leader: 1, replicas: [1, 2], isr: [1, 2], leaderEpoch: 1 }
 

@@ -2,8 +2,8 @@ import type { FlussError } from '@sluice/core/errors'
 import { ServerConnection } from '@sluice/core/rpc'
 import { plainServerJaas } from '@sluice/core/security'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { arrowBatch, notifyRequest, rows, TABLE_ID, TestCluster, waitUntil } from '../testing/cluster.js'
 import type { TabletServer } from './tablet-server.js'
-import { arrowBatch, notifyRequest, rows, TABLE_ID, TestCluster, waitUntil } from './testing.js'
 
 /** Replication over a SASL internal listener, and the authorization of follower fetches. */
 const ASSIGNMENT = { bucket: 0, leader: 1, replicas: [1, 2], isr: [1, 2], leaderEpoch: 1 }

@@ -5,8 +5,16 @@ import { buildLogBatch } from '@sluice/core/record'
 import type { ServerConnection } from '@sluice/core/rpc'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  arrowBatch,
+  LOG_SCHEMA,
+  notifyRequest,
+  rows,
+  TABLE_ID,
+  TABLE_PATH,
+  TestCluster,
+} from '../testing/cluster.js'
 import type { TabletServer } from './tablet-server.js'
-import { arrowBatch, LOG_SCHEMA, notifyRequest, rows, TABLE_ID, TABLE_PATH, TestCluster } from './testing.js'
 
 let cluster: TestCluster
 let server: TabletServer

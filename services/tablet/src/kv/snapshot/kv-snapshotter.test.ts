@@ -2,11 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { readChangelog } from '../../testing/kv.js'
+import {
+  rowsOfRocksDb,
+  SNAPSHOT_TEST_BUCKET,
+  SNAPSHOT_TEST_SCHEMA,
+  SnapshotTestBed,
+} from '../../testing/kv-snapshot.js'
 import { fixedSchemaSource } from '../kv-schemas.js'
-import { readChangelog } from '../testing.js'
 import { kvSnapshotTabletPrefix } from './kv-snapshot-paths.js'
 import type { SnapshotScheduler } from './kv-snapshotter-options.js'
-import { rowsOfRocksDb, SNAPSHOT_TEST_BUCKET, SNAPSHOT_TEST_SCHEMA, SnapshotTestBed } from './testing.js'
 
 let bed: SnapshotTestBed
 let scratch: string | undefined

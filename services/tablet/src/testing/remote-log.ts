@@ -6,10 +6,11 @@ import type { FlussError } from '@sluice/core/errors'
 import { physicalTablePath, type TableBucket, tableBucket, tablePath } from '@sluice/core/metadata'
 import { MemoryMetaStore } from '@sluice/core/metastore'
 import { MemoryLogRecords } from '@sluice/core/record'
-import { LogTablet, TestingClock, testBatch } from '../log/index.js'
-import { RemoteLogManager, type RemoteLogManagerOptions } from './remote-log-manager.js'
-import type { RemoteLogReplica, RemoteLogSource, RemoteLogTableOptions } from './remote-log-types.js'
-import { FaultInjectingBlobStore, FaultInjectingMetaStore } from './testing.js'
+import { LogTablet } from '../log/index.js'
+import { RemoteLogManager, type RemoteLogManagerOptions } from '../remote/remote-log-manager.js'
+import type { RemoteLogReplica, RemoteLogSource, RemoteLogTableOptions } from '../remote/remote-log-types.js'
+import { FaultInjectingBlobStore, FaultInjectingMetaStore } from './faults.js'
+import { TestingClock, testBatch } from './log.js'
 
 /** A bucket, its real LogTablet in a temp dir, fault-injecting stores and a manager, for tests. */
 export interface RemoteLogHarness {
@@ -100,7 +101,11 @@ export async function openRemoteLogHarness(options: HarnessOptions = {}): Promis
 }
 
 /** Appends `count` batches of 2 records (about 150 bytes each), `stepMs` apart; returns base offsets. */
-export async function appendBatches(h: RemoteLogHarness, count: number, stepMs = 1000): Promise<number[]> {
+export async function appendHarnessBatches(
+  h: RemoteLogHarness,
+  count: number,
+  stepMs = 1000,
+): Promise<number[]> {
   const offsets: number[] = []
   for (let i = 0; i < count; i++) {
     const info = await h.tablet.appendAsLeader(
@@ -113,7 +118,7 @@ export async function appendBatches(h: RemoteLogHarness, count: number, stepMs =
 }
 
 /** Base offsets of the batches in `records` (validated). */
-export function batchOffsets(records: Buffer): number[] {
+export function harnessBatchOffsets(records: Buffer): number[] {
   return new MemoryLogRecords(records).validateAll().map(b => b.baseOffset)
 }
 

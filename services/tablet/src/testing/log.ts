@@ -1,6 +1,6 @@
 import { buildLogBatch } from '@sluice/core/record'
-import { type FileIO, type LogFileHandle, nodeFileIO, type OpenOptions } from './file-io.js'
-import type { Clock } from './log-tablet-types.js'
+import { type FileIO, type LogFileHandle, nodeFileIO, type OpenOptions } from '../log/file-io.js'
+import type { Clock } from '../log/log-tablet-types.js'
 
 /** A clock tests move by hand (also backwards). */
 export class TestingClock implements Clock {

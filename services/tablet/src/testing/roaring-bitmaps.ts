@@ -1,6 +1,6 @@
-import type { Bitmap32 } from './roaring-bitmap32-codec.js'
-import type { Container64 } from './roaring64-containers.js'
-import { runsCardinality, runsToValues, WORDS } from './roaring64-sets.js'
+import type { Bitmap32 } from '../kv/rowmerger/aggregate/roaring-bitmap32-codec.js'
+import type { Container64 } from '../kv/rowmerger/aggregate/roaring64-containers.js'
+import { runsCardinality, runsToValues, WORDS } from '../kv/rowmerger/aggregate/roaring64-sets.js'
 
 /**
  * Bitmaps of the rbm32 golden vectors (test/compat/java/rbm32-golden/Rbm32Golden.java), built the

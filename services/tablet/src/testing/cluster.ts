@@ -22,7 +22,7 @@ import type { Row } from '@sluice/core/row'
 import { ServerConnection } from '@sluice/core/rpc'
 import { DataTypes, type RowType } from '@sluice/core/types'
 import { MetaStoreControlPlane } from '../control-plane/metastore-control-plane.js'
-import { TabletServer, type TabletServerDeps } from './tablet-server.js'
+import { TabletServer, type TabletServerDeps } from '../server/tablet-server.js'
 
 /** Test scaffolding for tablet server tests: a log table, real batches, servers on loopback. */
 

@@ -4,11 +4,17 @@ import { join } from 'node:path'
 import type { LeaderAndIsr } from '@sluice/core/catalog'
 import { testLogTable } from '@sluice/core/catalog'
 import { TableInfo, tablePath } from '@sluice/core/metadata'
-import { LOG_TABLET_DEFAULTS, LogTablet, TestingClock, testBatch } from '../log/index.js'
-import { LeaderEpochCache } from './leader-epoch-cache.js'
-import { Replica } from './replica.js'
-import type { ReplicaHooks } from './replica-hooks.js'
-import type { AdjustIsrResult, IsrProposal, IsrWriter, NotifyLeaderAndIsrData } from './replica-types.js'
+import { LOG_TABLET_DEFAULTS, LogTablet } from '../log/index.js'
+import { LeaderEpochCache } from '../replica/leader-epoch-cache.js'
+import { Replica } from '../replica/replica.js'
+import type { ReplicaHooks } from '../replica/replica-hooks.js'
+import type {
+  AdjustIsrResult,
+  IsrProposal,
+  IsrWriter,
+  NotifyLeaderAndIsrData,
+} from '../replica/replica-types.js'
+import { TestingClock, testBatch } from './log.js'
 
 /** Test scaffolding for replica tests: one bucket of a log table on a temp dir, time by hand. */
 
