@@ -1,5 +1,6 @@
 export * from './file-io.js'
 export * from './high-watermark-checkpoint.js'
+export type { ValidatedRecords } from './log-append.js'
 export * from './log-paths.js'
 export * from './log-segment.js'
 export * from './log-tablet.js'

@@ -85,8 +85,8 @@ async function appendToLocalLog(
   try {
     const replica = context.getReplicaOrException(entry.tableBucket)
     if (!replica.isLeader) throw notLeader(replica)
-    await validateProduceRecords(replica, entry.records, context.schemaRowTypes)
-    const info = await replica.appendRecordsToLeader(entry.records, requiredAcks)
+    const records = await validateProduceRecords(replica, entry.records, context.schemaRowTypes)
+    const info = await replica.appendRecordsToLeader(records, requiredAcks)
     return {
       tableBucket: entry.tableBucket,
       baseOffset: info.firstOffset,

@@ -1,7 +1,7 @@
 import { FlussError } from '@sluice/core/errors'
 import type { PhysicalTablePath, TableBucket, TableInfo } from '@sluice/core/metadata'
 import { tableBucketToString } from '@sluice/core/metadata'
-import type { Clock, LogAppendInfo, LogReadResult, LogTablet } from '../log/index.js'
+import type { Clock, LogAppendInfo, LogReadResult, LogTablet, ValidatedRecords } from '../log/index.js'
 import { batchesBelow } from './follower-read.js'
 import { HighWatermarkMover } from './high-watermark.js'
 import type { IsrState } from './isr-state.js'
@@ -253,7 +253,10 @@ export class Replica {
    * appends, then maybe moves the high watermark. An append that completes after this replica
    * stopped leading its epoch is answered NOT_LEADER_OR_FOLLOWER (the new leader's log decides).
    */
-  async appendRecordsToLeader(records: Uint8Array, requiredAcks: number): Promise<LogAppendInfo> {
+  async appendRecordsToLeader(
+    records: Uint8Array | ValidatedRecords,
+    requiredAcks: number,
+  ): Promise<LogAppendInfo> {
     this.#requireLeader()
     const epoch = this.#leaderEpoch
     await this.#hooks.ready
