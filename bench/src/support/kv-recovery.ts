@@ -90,7 +90,6 @@ export async function prepareRecoveryBucket(
       log,
       schemas: fixedSchemaSource(1, schema),
       tableConfig: new Configuration({}),
-      physicalPrimaryKeys: ['id'],
       rocksDb: rocksDbKvOptions(new Configuration({})),
       recoverBatchBytes: 16 << 20,
       maxQueuedOperations: 1000,

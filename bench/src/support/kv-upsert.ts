@@ -78,7 +78,6 @@ export async function runKvUpserts(w: UpsertWorkload): Promise<UpsertRun> {
       log,
       schemas: fixedSchemaSource(1, schema),
       tableConfig: new Configuration({ 'table.log.arrow.compression.type': w.compression }),
-      physicalPrimaryKeys: ['id'],
       rocksDb: BENCH_ROCKSDB,
       recoverBatchBytes: 16 << 20,
       maxQueuedOperations: 1000,

@@ -5,7 +5,7 @@ import { DataTypes, notNull } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import { AutoIncrementIds, autoIncrementColumn, metaStoreAutoIncrementIds } from './auto-increment-ids.js'
-import { fixedSchemaSource } from './kv-schemas.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('k', notNull(DataTypes.STRING()))

@@ -4,7 +4,7 @@ import { encodeCompactedRow } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
-import { fixedSchemaSource } from './kv-schemas.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('a', DataTypes.INT())

@@ -3,8 +3,8 @@ import { decodeCompactedRow, decodeValue } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readChangelog, readChangelogBatches, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
-import { fixedSchemaSource } from './kv-schemas.js'
 import { SMALL_ROCKSDB_OPTIONS } from './rocksdb-kv.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('a', DataTypes.INT())

@@ -3,7 +3,7 @@ import { Timestamp } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
-import { fixedSchemaSource } from './kv-schemas.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 let bucket: TestingKvBucket
 

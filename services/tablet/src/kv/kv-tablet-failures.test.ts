@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { LogTablet } from '../log/log-tablet.js'
 import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import { testBatch } from '../testing/log.js'
-import { fixedSchemaSource } from './kv-schemas.js'
 import type { KvChangelogLog } from './kv-tablet-types.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('id', DataTypes.INT())

@@ -2,7 +2,7 @@ import { Schema } from '@sluice/core/metadata'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
-import { fixedSchemaSource } from './kv-schemas.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('a', DataTypes.INT())

@@ -6,8 +6,8 @@ import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LogTablet } from '../log/log-tablet.js'
 import { readChangelog, TestingKvBatches, TestingKvBucket, testingLogOptions } from '../testing/kv.js'
-import { fixedSchemaSource } from './kv-schemas.js'
 import { KvTablet } from './kv-tablet.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('k', DataTypes.STRING())

@@ -3,7 +3,7 @@ import type { TableBucket } from '@sluice/core/metadata'
 import { tableBucketKey } from '@sluice/core/metadata'
 import type { DelayedOperationManager } from './delay/delayed-operation-manager.js'
 import { DelayedWrite, type WriteResultForBucket } from './delay/delayed-write.js'
-import { type SchemaRowTypes, validateProduceRecords } from './produce-validation.js'
+import { validateProduceRecords } from './produce-validation.js'
 import type { Replica } from './replica.js'
 
 /** One bucket's records of a PRODUCE_LOG request. */
@@ -15,8 +15,6 @@ export interface ProduceEntry {
 export interface AppendContext {
   getReplicaOrException(bucket: TableBucket): Replica
   readonly delayedWrites: DelayedOperationManager<DelayedWrite>
-  /** Row types by schema id, for checking ARROW batches before they are appended. */
-  readonly schemaRowTypes: SchemaRowTypes
 }
 
 /** Fluss accepts exactly these `acks`: none, the leader, all in-sync replicas. */
@@ -85,7 +83,7 @@ async function appendToLocalLog(
   try {
     const replica = context.getReplicaOrException(entry.tableBucket)
     if (!replica.isLeader) throw notLeader(replica)
-    const records = await validateProduceRecords(replica, entry.records, context.schemaRowTypes)
+    const records = await validateProduceRecords(replica, entry.records)
     const info = await replica.appendRecordsToLeader(records, requiredAcks)
     return {
       tableBucket: entry.tableBucket,

@@ -6,9 +6,6 @@ import type { RowType } from '@sluice/core/types'
 import type { ValidatedRecords } from '../log/index.js'
 import type { Replica } from './replica.js'
 
-/** The row type a schema id of a table names; SCHEMA_NOT_EXIST when the id is unknown. */
-export type SchemaRowTypes = (tableId: number, schemaId: number) => RowType | Promise<RowType>
-
 function corrupt(replica: Replica, batchIndex: number, message: string): FlussError {
   return new FlussError(
     'CORRUPT_RECORD_EXCEPTION',
@@ -29,7 +26,6 @@ function corrupt(replica: Replica, batchIndex: number, message: string): FlussEr
 export async function validateProduceRecords(
   replica: Replica,
   records: Uint8Array,
-  rowTypeOf: SchemaRowTypes,
 ): Promise<ValidatedRecords> {
   const { tableInfo } = replica
   if (tableInfo.hasPrimaryKey) {
@@ -44,21 +40,16 @@ export async function validateProduceRecords(
     const batch = validated.batches[index]
     const payload = batch.arrowPayload()
     if (batch.recordCount > 0 || payload.length > 0) {
-      const rowType = await schemaRowType(replica, index, batch.schemaId, rowTypeOf)
+      const rowType = await schemaRowType(replica, index, batch.schemaId)
       checkArrowShape(replica, index, payload, batch.recordCount, rowType)
     }
   }
   return validated
 }
 
-async function schemaRowType(
-  replica: Replica,
-  index: number,
-  schemaId: number,
-  rowTypeOf: SchemaRowTypes,
-): Promise<RowType> {
+async function schemaRowType(replica: Replica, index: number, schemaId: number): Promise<RowType> {
   try {
-    return await rowTypeOf(replica.tableBucket.tableId, schemaId)
+    return await replica.schemas.rowType(schemaId)
   } catch (e) {
     if (isFlussError(e) && e.errorName === 'SCHEMA_NOT_EXIST')
       throw corrupt(replica, index, `the table has no schema with id ${schemaId}`)

@@ -68,9 +68,8 @@ export class ReplicaManager {
   readonly serverId: number
   readonly controlPlane: ControlPlane
   readonly metadataCache: TabletMetadataCache
+  /** The schemas of the hosted tables (produce validation, projection, KV tablets). */
   readonly schemas: SchemaCache
-  /** Row types by (table id, schema id): produce validation and projection. */
-  readonly schemaRowTypes = (tableId: number, schemaId: number) => this.schemas.rowType(tableId, schemaId)
   readonly delayedWrites: DelayedOperationManager<DelayedWrite>
   readonly delayedFetches: DelayedOperationManager<DelayedFetchLog>
   readonly fetcherManager: ReplicaFetcherManager
@@ -256,6 +255,7 @@ export class ReplicaManager {
     epochCache.truncateFromEnd(logTablet.logEndOffset + 1)
     const { config, clock, hooks, warn } = this.#options
     const replica = new Replica({
+      schemas: this.schemas.forTable(tableInfo),
       localServerId: this.serverId,
       tableBucket: data.tableBucket,
       physicalTablePath: data.physicalTablePath,
@@ -275,13 +275,16 @@ export class ReplicaManager {
     const { tableId, partitionId } = data.tableBucket
     if (partitionId === undefined) this.metadataCache.addTable(tableId, tableInfo.numBuckets)
     else this.metadataCache.addPartition(tableId, partitionId, tableInfo.numBuckets)
-    this.schemas.addTable(tableInfo)
     return replica
   }
 
   /** Stops hosting a replica; its log is closed, or deleted with `deleteLocal`. */
   async removeReplica(replica: Replica, deleteLocal: boolean): Promise<void> {
     this.#replicas.delete(tableBucketKey(replica.tableBucket))
+    const { tableId } = replica.tableBucket
+    if (![...this.#replicas.values()].some(r => r.tableBucket.tableId === tableId)) {
+      this.schemas.removeTable(tableId)
+    }
     // Leadership hooks (and the epoch cache write) still running must not race the directory.
     await replica.whenHooksSettled()
     await replica.runFollowerTask(async () => undefined)

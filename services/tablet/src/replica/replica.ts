@@ -1,6 +1,7 @@
 import { FlussError } from '@sluice/core/errors'
 import type { PhysicalTablePath, TableBucket, TableInfo } from '@sluice/core/metadata'
 import { tableBucketToString } from '@sluice/core/metadata'
+import type { TableSchemas } from '../kv/index.js'
 import type { Clock, LogAppendInfo, LogReadResult, LogTablet, ValidatedRecords } from '../log/index.js'
 import { batchesBelow } from './follower-read.js'
 import { HighWatermarkMover } from './high-watermark.js'
@@ -23,6 +24,8 @@ export interface ReplicaOptions {
   readonly tableBucket: TableBucket
   readonly physicalTablePath: PhysicalTablePath
   readonly tableInfo: TableInfo
+  /** The table's schemas, shared by its replicas on this server. */
+  readonly schemas: TableSchemas
   readonly logTablet: LogTablet
   /** The bucket's leader epoch history (`leader-epoch-checkpoint` in the log directory). */
   readonly epochCache: LeaderEpochCache
@@ -61,6 +64,7 @@ export class Replica {
   readonly tableBucket: TableBucket
   readonly physicalTablePath: PhysicalTablePath
   readonly tableInfo: TableInfo
+  readonly schemas: TableSchemas
   readonly logTablet: LogTablet
   readonly epochCache: LeaderEpochCache
   readonly #options: ReplicaOptions
@@ -79,6 +83,7 @@ export class Replica {
     this.tableBucket = options.tableBucket
     this.physicalTablePath = options.physicalTablePath
     this.tableInfo = options.tableInfo
+    this.schemas = options.schemas
     this.logTablet = options.logTablet
     this.epochCache = options.epochCache
     this.#isr = new LeaderIsr({

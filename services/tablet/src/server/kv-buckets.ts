@@ -17,7 +17,6 @@ import {
   KvSnapshotStore,
   KvSnapshotter,
   type KvTablet,
-  kvKeyEncoding,
   kvSnapshotSettings,
   metaStoreAutoIncrementIds,
   openKvTabletWithRecovery,
@@ -28,7 +27,6 @@ import {
 } from '../kv/index.js'
 import type { Replica } from '../replica/replica.js'
 import { tabletParentDir } from '../replica/replica-paths.js'
-import { ReplicaSchemas } from './replica-schemas.js'
 
 /** Bound on a bucket's pre-write buffer: puts wait for replication beyond it (RESOURCE_EXHAUSTED). */
 export const KV_MAX_PENDING_BYTES = 256 * 1024 * 1024
@@ -48,7 +46,6 @@ export interface KvBucketsOptions {
 interface KvBucket {
   readonly leaderEpoch: number
   readonly kv: KvTablet
-  readonly schemas: ReplicaSchemas
   readonly snapshotter: KvSnapshotter | null
 }
 
@@ -104,11 +101,6 @@ export class KvBuckets {
     return entry === undefined || entry.kv.isClosed ? null : entry.kv
   }
 
-  /** The schemas the bucket's KvTablet knows (to make a batch's schema known before a put). */
-  schemas(bucket: TableBucket): ReplicaSchemas | null {
-    return this.#buckets.get(tableBucketKey(bucket))?.schemas ?? null
-  }
-
   /** The changelog offset the newest KV snapshot covers (remote segments below it may go). */
   snapshotOffset(bucket: TableBucket): number {
     return this.#buckets.get(tableBucketKey(bucket))?.snapshotter?.latest?.logOffset ?? 0
@@ -118,12 +110,12 @@ export class KvBuckets {
     if (!replica.tableInfo.hasPrimaryKey) return
     await this.#close(replica.tableBucket)
     const leaderEpoch = replica.leaderEpoch
-    const schemas = await ReplicaSchemas.load(this.#options.controlPlane, replica.tableInfo)
+    await replica.schemas.preload()
     const { kv } = await openKvTabletWithRecovery({
       bucketDir: kvTabletDir(this.#dataDir, replica),
       tableBucket: replica.tableBucket,
       options: {
-        ...this.#kvOptions(replica, schemas),
+        ...this.#kvOptions(replica),
         isLeader: () => replica.isLeader && replica.leaderEpoch === leaderEpoch,
       },
       snapshotStore: this.#snapshotStore,
@@ -134,7 +126,7 @@ export class KvBuckets {
       return
     }
     const snapshotter = this.#startSnapshotter(replica, kv)
-    this.#buckets.set(tableBucketKey(replica.tableBucket), { leaderEpoch, kv, schemas, snapshotter })
+    this.#buckets.set(tableBucketKey(replica.tableBucket), { leaderEpoch, kv, snapshotter })
     // High-watermark moves were held while the KvTablet opened: let them happen now.
     replica.maybeIncrementLeaderHW()
   }
@@ -173,7 +165,7 @@ export class KvBuckets {
     for (const key of [...this.#buckets.keys()]) await this.#closeKey(key)
   }
 
-  #kvOptions(replica: Replica, schemas: ReplicaSchemas) {
+  #kvOptions(replica: Replica) {
     const { config, metaStore } = this.#options
     const remote = this.#options.remoteChangelog?.(replica.tableBucket) ?? null
     // New ranges for every leadership: whatever a former leader drew is never handed out again.
@@ -181,10 +173,8 @@ export class KvBuckets {
     return {
       ...(ids === null ? {} : { autoIncrementIds: ids }),
       log: withRemoteChangelog(replica.logTablet, remote),
-      schemas,
+      schemas: replica.schemas,
       tableConfig: replica.tableInfo.tableConfig,
-      physicalPrimaryKeys: replica.tableInfo.physicalPrimaryKeys,
-      ...kvKeyEncoding(replica.tableInfo),
       rocksDb: { ...rocksDbKvOptions(config), rowCache: this.#rowCache },
       recoverBatchBytes: config.get(KV_RECOVER_LOG_RECORD_BATCH_MAX_SIZE),
       maxQueuedOperations: config.get(SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS),

@@ -51,7 +51,7 @@ export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceA
       const buckets = r.bucketsReq.map(b => bucketOf(r.tableId, b))
       await whenLeadersReady(options.replicaManager, ready, buckets)
       await Promise.all(
-        r.bucketsReq.map((b, i) => ensureSchema(options.kvBuckets, buckets[i] as TableBucket, b.records)),
+        r.bucketsReq.map((b, i) => ensureSchema(options, buckets[i] as TableBucket, b.records)),
       )
       const response = await handlePutKv(r, ctx)
       options.metrics?.putKv(
@@ -126,16 +126,20 @@ async function whenLeadersReady(
   if (waits !== undefined) await Promise.all(waits)
 }
 
-async function ensureSchema(kvBuckets: KvBuckets, bucket: TableBucket, records: Uint8Array): Promise<void> {
-  const schemas = kvBuckets.schemas(bucket)
-  if (schemas === null) return
+async function ensureSchema(
+  options: KvServiceOptions,
+  bucket: TableBucket,
+  records: Uint8Array,
+): Promise<void> {
+  const replica = options.replicaManager.getReplica(bucket)
+  if (replica === undefined || options.kvBuckets.kvTablet(bucket) === null) return
   let schemaId: number
   try {
     schemaId = KvRecordBatch.from(records).schemaId
   } catch {
     return // the put itself refuses the batch with its error
   }
-  await schemas.ensure(schemaId)
+  await replica.schemas.ensure(schemaId)
 }
 
 function kvRequestContext(

@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { type BlobStore, FsBlobStore } from '@sluice/core/blobstore'
 import { Configuration } from '@sluice/core/config'
-import { fixedSchemaSource } from '../kv/kv-schemas.js'
 import type { KvTabletOptions } from '../kv/kv-tablet-types.js'
 import type { RocksDbKv } from '../kv/rocksdb-kv.js'
 import { SMALL_ROCKSDB_OPTIONS } from '../kv/rocksdb-kv.js'
@@ -18,6 +17,7 @@ import { openKvTabletWithRecovery } from '../kv/snapshot/kv-recovery-open.js'
 import { KvSnapshotStore } from '../kv/snapshot/kv-snapshot-store.js'
 import { KvSnapshotter } from '../kv/snapshot/kv-snapshotter.js'
 import type { KvSnapshotSource } from '../kv/snapshot/kv-snapshotter-options.js'
+import { fixedSchemaSource } from '../kv/table-schemas.js'
 import { LogTablet } from '../log/log-tablet.js'
 import { FileMetaStore } from './file-metastore.js'
 import { TestingKvBatches, testingLogOptions } from './kv.js'
@@ -52,7 +52,6 @@ async function main(): Promise<void> {
     log,
     schemas: fixedSchemaSource(1, SNAPSHOT_TEST_SCHEMA),
     tableConfig: new Configuration({}),
-    physicalPrimaryKeys: ['k'],
     rocksDb: SMALL_ROCKSDB_OPTIONS,
     recoverBatchBytes: 1 << 20,
     maxQueuedOperations: 100,

@@ -9,10 +9,11 @@ import { CompactedKeyEncoder, CompactedRowEncoder, type Row } from '@sluice/core
 import type { ChangelogFormat } from '../kv/changelog-builder.js'
 import { changelogChanges } from '../kv/changelog-reader.js'
 import { KvRowCache } from '../kv/kv-row-cache.js'
-import { fixedSchemaSource, type KvSchemaSource } from '../kv/kv-schemas.js'
+import type { KvKeys, KvSchemaSource } from '../kv/kv-schemas.js'
 import { KvTablet } from '../kv/kv-tablet.js'
 import type { KvTabletOptions } from '../kv/kv-tablet-types.js'
 import { SMALL_ROCKSDB_OPTIONS } from '../kv/rocksdb-kv.js'
+import { fixedSchemaSource } from '../kv/table-schemas.js'
 import { LogTablet } from '../log/log-tablet.js'
 
 /**
@@ -73,7 +74,7 @@ export interface TestingChangelogBatch {
 /** Reads every batch of the log from `from` (to the log end) and decodes its records. */
 export async function readChangelogBatches(
   log: LogTablet,
-  schemas: KvSchemaSource,
+  schemas: Pick<KvSchemaSource, 'context'>,
   from = log.logStartOffset,
   format: ChangelogFormat = 'ARROW',
 ): Promise<TestingChangelogBatch[]> {
@@ -85,7 +86,7 @@ export async function readChangelogBatches(
   })
   const batches: TestingChangelogBatch[] = []
   for (const batch of new MemoryLogRecords(records).validateAll()) {
-    const schema = schemas.byId(batch.schemaId) as Schema
+    const { schema } = schemas.context(batch.schemaId)
     const changes = changelogChanges(batch, schema.rowType, format)
     const decoded = changes.changeTypes.map((type, i) => ({
       offset: batch.baseOffset + i,
@@ -107,13 +108,16 @@ export async function readChangelogBatches(
 /** The changelog from `from` as `[offset, type, row]` triples. */
 export async function readChangelog(
   log: LogTablet,
-  schemas: KvSchemaSource,
+  schemas: Pick<KvSchemaSource, 'context'>,
   from?: number,
   format: ChangelogFormat = 'ARROW',
 ) {
   const batches = await readChangelogBatches(log, schemas, from, format)
   return batches.flatMap(b => b.records.map(r => [r.offset, r.type, r.row] as const))
 }
+
+/** Options of a testing bucket's KvTablet, and how its keys are made (unless `schemas` is given). */
+export type TestingKvOptions = Partial<KvTabletOptions> & Partial<KvKeys>
 
 /** A bucket for tests: a LogTablet and a KvTablet on it, in a fresh temporary directory. */
 export class TestingKvBucket {
@@ -122,28 +126,30 @@ export class TestingKvBucket {
     readonly log: LogTablet,
     public kv: KvTablet,
     readonly options: KvTabletOptions,
+    readonly schema: Schema,
   ) {}
 
   static async open(
     schema: Schema,
     properties: Record<string, string> = {},
-    overrides: Partial<KvTabletOptions> = {},
+    overrides: TestingKvOptions = {},
   ): Promise<TestingKvBucket> {
     const dir = await mkdtemp(join(tmpdir(), 'sluice-kv-'))
     const log = await LogTablet.open(join(dir, 'log'), testingLogOptions())
+    const { physicalPrimaryKeys, primaryKeyEncoder, primaryKeyDecoder, ...kvOverrides } = overrides
     const options: KvTabletOptions = {
       log,
-      schemas: fixedSchemaSource(1, schema),
+      schemas: fixedSchemaSource(1, schema, keysOf(overrides)),
       tableConfig: new Configuration(properties),
-      physicalPrimaryKeys: schema.primaryKeyColumnNames,
       rocksDb: { ...SMALL_ROCKSDB_OPTIONS, rowCache: TESTING_ROW_CACHE },
       recoverBatchBytes: 1 << 20,
       maxQueuedOperations: 100,
       maxPendingBytes: 64 << 20,
-      ...overrides,
+      ...kvOverrides,
     }
     try {
-      return new TestingKvBucket(dir, log, await KvTablet.open(join(dir, 'kv'), options), options)
+      const kv = await KvTablet.open(join(dir, 'kv'), options)
+      return new TestingKvBucket(dir, log, kv, options, schema)
     } catch (e) {
       await log.close()
       await rm(dir, { recursive: true, force: true })
@@ -159,9 +165,12 @@ export class TestingKvBucket {
   }
 
   /** Closes the KV store (unflushed writes are dropped) and opens it again from the log. */
-  async reopenKv(overrides: Partial<KvTabletOptions> = {}): Promise<KvTablet> {
+  async reopenKv(overrides: TestingKvOptions = {}): Promise<KvTablet> {
     await this.kv.close()
-    this.kv = await KvTablet.open(join(this.dir, 'kv'), { ...this.options, ...overrides })
+    const { physicalPrimaryKeys, primaryKeyEncoder, primaryKeyDecoder, ...kvOverrides } = overrides
+    const keys = keysOf(overrides)
+    const schemas = keys === undefined ? {} : { schemas: fixedSchemaSource(1, this.schema, keys) }
+    this.kv = await KvTablet.open(join(this.dir, 'kv'), { ...this.options, ...schemas, ...kvOverrides })
     return this.kv
   }
 
@@ -170,6 +179,13 @@ export class TestingKvBucket {
     await this.log.close()
     await rm(this.dir, { recursive: true, force: true })
   }
+}
+
+/** The key settings among `overrides` (those named, even as undefined), or undefined when none is. */
+function keysOf(overrides: TestingKvOptions): Partial<KvKeys> | undefined {
+  const names = ['physicalPrimaryKeys', 'primaryKeyEncoder', 'primaryKeyDecoder'] as const
+  const named = names.filter(n => n in overrides)
+  return named.length === 0 ? undefined : Object.fromEntries(named.map(n => [n, overrides[n]]))
 }
 
 export function testingLogOptions() {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { LeaderAndIsr } from '@sluice/core/catalog'
 import { testLogTable } from '@sluice/core/catalog'
-import { TableInfo, tablePath } from '@sluice/core/metadata'
+import { FlussError } from '@sluice/core/errors'
+import { type Schema, TableInfo, tablePath } from '@sluice/core/metadata'
 import { LOG_TABLET_DEFAULTS, LogTablet } from '../log/index.js'
 import { LeaderEpochCache } from '../replica/leader-epoch-cache.js'
 import { Replica } from '../replica/replica.js'
@@ -14,6 +15,7 @@ import type {
   IsrWriter,
   NotifyLeaderAndIsrData,
 } from '../replica/replica-types.js'
+import { SchemaCache } from '../replica/schema-cache.js'
 import { TestingClock, testBatch } from './log.js'
 
 /** Test scaffolding for replica tests: one bucket of a log table on a temp dir, time by hand. */
@@ -52,6 +54,16 @@ export class TestingIsrWriter implements IsrWriter {
   }
 }
 
+/** A control plane that knows no schema beyond the ones in TableInfos. */
+const NO_OTHER_SCHEMAS = {
+  getSchema: async (tableId: number, schemaId: number): Promise<Schema> => {
+    throw new FlussError(
+      'SCHEMA_NOT_EXIST',
+      `Schema ${schemaId} of the table with id ${tableId} does not exist.`,
+    )
+  },
+}
+
 export interface TestReplica {
   readonly replica: Replica
   readonly clock: TestingClock
@@ -80,12 +92,14 @@ export async function createTestReplica(options: TestReplicaOptions = {}): Promi
   })
   const epochCache = await LeaderEpochCache.load(logTablet.dir)
   const writer = new TestingIsrWriter()
+  const tableInfo = TableInfo.of(TEST_PATH, TEST_BUCKET.tableId, 1, testLogTable(1, 3), 0, 0)
   const changes: number[] = []
   const replica = new Replica({
     localServerId: options.localServerId ?? 1,
     tableBucket: TEST_BUCKET,
     physicalTablePath: { tablePath: TEST_PATH },
-    tableInfo: TableInfo.of(TEST_PATH, TEST_BUCKET.tableId, 1, testLogTable(1, 3), 0, 0),
+    tableInfo,
+    schemas: new SchemaCache(NO_OTHER_SCHEMAS).forTable(tableInfo),
     logTablet,
     epochCache,
     minInSyncReplicas: options.minInSyncReplicas ?? 1,

@@ -17,9 +17,9 @@ import {
   SNAPSHOT_TEST_BUCKET,
   SNAPSHOT_TEST_SCHEMA,
 } from '../../testing/kv-snapshot.js'
-import { fixedSchemaSource } from '../kv-schemas.js'
 import type { KvTablet } from '../kv-tablet.js'
 import { SMALL_ROCKSDB_OPTIONS } from '../rocksdb-kv.js'
+import { fixedSchemaSource } from '../table-schemas.js'
 import { openKvTabletWithRecovery } from './kv-recovery-open.js'
 import { KvSnapshotRegistry } from './kv-snapshot-registry.js'
 import { KvSnapshotStore } from './kv-snapshot-store.js'
@@ -120,7 +120,6 @@ async function recoverAndCheck(
       log,
       schemas,
       tableConfig: new Configuration({}),
-      physicalPrimaryKeys: ['k'],
       rocksDb: SMALL_ROCKSDB_OPTIONS,
       recoverBatchBytes: 1 << 20,
       maxQueuedOperations: 100,

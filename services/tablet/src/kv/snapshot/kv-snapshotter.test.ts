@@ -9,7 +9,7 @@ import {
   SNAPSHOT_TEST_SCHEMA,
   SnapshotTestBed,
 } from '../../testing/kv-snapshot.js'
-import { fixedSchemaSource } from '../kv-schemas.js'
+import { fixedSchemaSource } from '../table-schemas.js'
 import { kvSnapshotTabletPrefix } from './kv-snapshot-paths.js'
 import type { SnapshotScheduler } from './kv-snapshotter-options.js'
 
