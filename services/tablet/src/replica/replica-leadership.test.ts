@@ -143,21 +143,4 @@ describe('replica leadership', () => {
     )
     expect(isFlussError(await unknown, 'INVALID_REQUEST')).toBe(true)
   })
-
-  it('moves the high watermark only as far as beforeHighWatermarkAdvance allows (KV flushed offset)', async () => {
-    const allowed: number[] = []
-    t = await createTestReplica({
-      hooks: {
-        beforeHighWatermarkAdvance: async (_, candidate) => {
-          allowed.push(candidate)
-          return Math.min(candidate, 2)
-        },
-      },
-    })
-    t.replica.makeLeader(leaderAndIsr(1, 0, [1]))
-    await appendBatches(t.replica, 3)
-    expect(await t.replica.maybeIncrementLeaderHighWatermark()).toBe(false)
-    expect(t.replica.logTablet.highWatermark).toBe(2)
-    expect(allowed).toContain(3)
-  })
 })

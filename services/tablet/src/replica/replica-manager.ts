@@ -15,15 +15,18 @@ import { FlussError, toFlussError } from '@sluice/core/errors'
 import type { TableBucket } from '@sluice/core/metadata'
 import { tableBucketKey, tableBucketToString } from '@sluice/core/metadata'
 import type { ControlPlane } from '../control-plane/control-plane.js'
+import type { ForwardedLookup, KeyForwarder, KvManager } from '../kv/index.js'
 import { type Clock, LogTablet, type LogTabletOptions, SerialExecutor } from '../log/index.js'
-import { appendRecordsToLog, awaitReplication, type ProduceEntry } from './append-to-log.js'
+import { appendRecordsToLog, type ProduceEntry } from './append-to-log.js'
 import type { DelayedFetchLog } from './delay/delayed-fetch-log.js'
 import { DelayedOperationManager } from './delay/delayed-operation-manager.js'
 import type { DelayedWrite, WriteResultForBucket } from './delay/delayed-write.js'
 import { fetchLogRecords } from './fetch-log-records.js'
 import type { FetchLogResultForBucket, FetchParams, FetchReqInfo } from './fetch-types.js'
 import type { ReplicaFetcherManager } from './fetcher/replica-fetcher-manager.js'
+import { type KeysOfBucket, type LimitScanResult, limitScan, lookups, prefixLookups } from './kv-reads.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
+import { type KvEntry, type PutKvParams, putRecordsToKv } from './put-to-kv.js'
 import type { RemoteFetchSource } from './read-from-log.js'
 import { Replica } from './replica.js'
 import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
@@ -51,8 +54,10 @@ export interface ReplicaManagerOptions {
   readonly createFetcherManager: (manager: ReplicaManager) => ReplicaFetcherManager
   /** Writes leaders' ISR changes; default: through `controlPlane.adjustIsr`. */
   readonly isrWriter?: IsrWriter
-  /** Plug-ins to every replica's leadership (KV tablets, remote log). */
+  /** Plug-ins to every replica's leadership (the remote log). */
   readonly hooks?: ReplicaHooks
+  /** Opens and closes the KvTablets of the primary-key buckets led here. */
+  readonly kvManager?: KvManager
   /** The remote log of a bucket led here (fetches below the local log start, earliest offsets). */
   readonly remoteLogReader?: (bucket: TableBucket) => RemoteFetchSource | null
   readonly warn?: ReplicaWarn
@@ -61,8 +66,9 @@ export interface ReplicaManagerOptions {
 /**
  * The replicas hosted on this tablet server, keyed by bucket (Fluss's `ReplicaManager`): creates
  * them on NOTIFY_LEADER_AND_ISR, makes them leaders or followers, stops them, and routes produce,
- * fetch and list-offsets requests to them. Acks=all writes and long-poll fetches wait in the
- * delayed-operation managers, woken whenever a bucket's log or high watermark moves.
+ * put, fetch, lookup, limit-scan and list-offsets requests to them. Acks=all writes and long-poll
+ * fetches wait in the delayed-operation managers, woken whenever a bucket's log or high watermark
+ * moves.
  */
 export class ReplicaManager {
   readonly serverId: number
@@ -203,12 +209,35 @@ export class ReplicaManager {
     return fetchLogRecords(this, params, reqs, signal)
   }
 
-  /** acks=all of PUT_KV: waits like a produce for the high watermark to pass each bucket's write. */
-  awaitReplication(
-    timeoutMs: number,
-    results: readonly WriteResultForBucket[],
+  /** PUT_KV (see `putRecordsToKv`); keys of other buckets go there through `forwarder`. */
+  putRecordsToKv(
+    params: PutKvParams,
+    entries: readonly KvEntry[],
+    forwarder?: KeyForwarder,
   ): Promise<WriteResultForBucket[]> {
-    return awaitReplication(this, timeoutMs, results)
+    return putRecordsToKv(this, params, entries, forwarder)
+  }
+
+  /** LOOKUP (see `lookups`). */
+  lookups(
+    params: ForwardedLookup,
+    buckets: readonly KeysOfBucket[],
+    forwarder?: KeyForwarder,
+  ): Promise<BucketResult<(Buffer | null)[]>[]> {
+    return lookups(this, params, buckets, forwarder)
+  }
+
+  /** PREFIX_LOOKUP (see `prefixLookups`). */
+  prefixLookups(
+    buckets: readonly KeysOfBucket[],
+    forwarder?: KeyForwarder,
+  ): Promise<BucketResult<Buffer[][]>[]> {
+    return prefixLookups(this, buckets, forwarder)
+  }
+
+  /** LIMIT_SCAN of one bucket (see `limitScan`). */
+  limitScan(bucket: TableBucket, limit: number, maxBytes: number): Promise<LimitScanResult> {
+    return limitScan(this, bucket, limit, maxBytes)
   }
 
   /** LIST_OFFSETS; a client's EARLIEST includes the bucket's remote log. */
@@ -253,7 +282,7 @@ export class ReplicaManager {
     })
     // Entries past the log end (the log lost its tail in a crash) describe nothing.
     epochCache.truncateFromEnd(logTablet.logEndOffset + 1)
-    const { config, clock, hooks, warn } = this.#options
+    const { config, clock, hooks, kvManager, warn } = this.#options
     const replica = new Replica({
       schemas: this.schemas.forTable(tableInfo),
       localServerId: this.serverId,
@@ -268,6 +297,7 @@ export class ReplicaManager {
       isrRetryBackoffMs: config.get(LOG_REPLICA_FETCH_BACKOFF_INTERVAL),
       clock,
       ...(hooks === undefined ? {} : { hooks }),
+      ...(kvManager === undefined ? {} : { kvManager }),
       ...(warn === undefined ? {} : { warn }),
       onChanged: bucket => this.completeDelayedOperations(bucket),
     })

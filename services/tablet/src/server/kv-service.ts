@@ -1,21 +1,21 @@
-import { KvRecordBatch } from '@sluice/core/kvbatch'
-import { type TableBucket, tableBucket } from '@sluice/core/metadata'
-import type { ApiRequest, ApiResponseInit, Handler } from '@sluice/core/rpc'
-import {
-  handleLimitScan,
-  handleLookup,
-  handlePrefixLookup,
-  handlePutKv,
-  type KeyRouter,
-  type KvReplica,
-  type KvRequestContext,
-  keyRouter,
-} from '../kv/index.js'
-import type { Replica } from '../replica/replica.js'
-import type { ReplicaManager } from '../replica/replica-manager.js'
-import type { KvBuckets } from './kv-buckets.js'
-import { type KvForwardingDeps, kvKeyForwarder } from './kv-forwarding.js'
-import type { TableMeterSet } from './metrics/index.js'
+import { ValueRecordBatchBuilder } from '@sluice/core/kvbatch'
+import { type TableBucket, tableBucketKey } from '@sluice/core/metadata'
+import type {
+  ApiRequest,
+  ApiResponseInit,
+  PbLookupRespForBucketInit,
+  PbPrefixLookupRespForBucketInit,
+} from '@sluice/core/rpc'
+import type { WriteResultForBucket } from '../replica/delay/delayed-write.js'
+import type { KeysOfBucket, LimitScanResult } from '../replica/kv-reads.js'
+import type { KvEntry } from '../replica/put-to-kv.js'
+import type { BucketResult } from '../replica/replica-types.js'
+import { errorFields, toTableBucket } from './rpc-conversions.js'
+
+/**
+ * Request and response translation of the primary-key APIs of the TabletService (PUT_KV, LOOKUP,
+ * PREFIX_LOOKUP, LIMIT_SCAN) between Fluss's protobuf messages and the ReplicaManager.
+ */
 
 /** The primary-key APIs of the TabletService. */
 export type KvServiceApi = 'PUT_KV' | 'LOOKUP' | 'PREFIX_LOOKUP' | 'LIMIT_SCAN'
@@ -23,188 +23,68 @@ export type KvServiceApi = 'PUT_KV' | 'LOOKUP' | 'PREFIX_LOOKUP' | 'LIMIT_SCAN'
 /** Most bytes a LIMIT_SCAN of a log bucket returns (whole batches, at least one). */
 export const LIMIT_SCAN_MAX_BYTES = 8 * 1024 * 1024
 
-export interface KvServiceOptions {
-  readonly replicaManager: ReplicaManager
-  readonly kvBuckets: KvBuckets
-  readonly writesFenced: () => boolean
-  /** Table meters, told once per request. */
-  readonly metrics?: TableMeterSet
-  /** How keys sent to the wrong bucket reach their own bucket's leader; absent: they are refused. */
-  readonly forwarding?: Omit<KvForwardingDeps, 'manager' | 'local'>
-}
-
-/**
- * PUT_KV, LOOKUP, PREFIX_LOOKUP and LIMIT_SCAN over the replicas of this server: each bucket's
- * leadership must be ready first (a new leader opens its KvTablet before it serves), and a put's
- * batch of a schema newer than the ones the KvTablet knows makes that schema known first.
- */
-export function kvServiceHandlers(options: KvServiceOptions): { [K in KvServiceApi]: Handler<K> } {
-  const { forwarding } = options
-  const forwarder =
-    forwarding === undefined
-      ? undefined
-      : kvKeyForwarder({ ...forwarding, manager: options.replicaManager, local: () => handlers })
-  const ctx = kvRequestContext(options, forwarder)
-  const ready = new WeakSet<Promise<void>>()
-  const handlers: { [K in KvServiceApi]: Handler<K> } = {
-    PUT_KV: async (r: ApiRequest<'PUT_KV'>): Promise<ApiResponseInit<'PUT_KV'>> => {
-      const buckets = r.bucketsReq.map(b => bucketOf(r.tableId, b))
-      await whenLeadersReady(options.replicaManager, ready, buckets)
-      await Promise.all(
-        r.bucketsReq.map((b, i) => ensureSchema(options, buckets[i] as TableBucket, b.records)),
-      )
-      const response = await handlePutKv(r, ctx)
-      options.metrics?.putKv(
-        r,
-        (response.bucketsResp ?? []).map(b => b.errorCode),
-      )
-      return response
-    },
-    LOOKUP: async (r: ApiRequest<'LOOKUP'>): Promise<ApiResponseInit<'LOOKUP'>> => {
-      await whenLeadersReady(
-        options.replicaManager,
-        ready,
-        r.bucketsReq.map(b => bucketOf(r.tableId, b)),
-      )
-      const response = await handleLookup(r, ctx)
-      options.metrics?.looked(
-        'lookup',
-        r.tableId,
-        (response.bucketsResp ?? []).some(b => !!b.errorCode),
-      )
-      return response
-    },
-    PREFIX_LOOKUP: async (r: ApiRequest<'PREFIX_LOOKUP'>): Promise<ApiResponseInit<'PREFIX_LOOKUP'>> => {
-      await whenLeadersReady(
-        options.replicaManager,
-        ready,
-        r.bucketsReq.map(b => bucketOf(r.tableId, b)),
-      )
-      const response = await handlePrefixLookup(r, ctx)
-      options.metrics?.looked(
-        'prefixLookup',
-        r.tableId,
-        (response.bucketsResp ?? []).some(b => !!b.errorCode),
-      )
-      return response
-    },
-    LIMIT_SCAN: async (r: ApiRequest<'LIMIT_SCAN'>): Promise<ApiResponseInit<'LIMIT_SCAN'>> => {
-      await whenLeadersReady(options.replicaManager, ready, [bucketOf(r.tableId, r)])
-      return handleLimitScan(r, ctx)
-    },
+/** The buckets of a PUT_KV (a bucket named twice: the last batch). */
+export function toKvEntries(request: ApiRequest<'PUT_KV'>): KvEntry[] {
+  const entries = new Map<string, KvEntry>()
+  for (const b of request.bucketsReq) {
+    const tableBucket = toTableBucket(request.tableId, b.partitionId, b.bucketId)
+    entries.set(tableBucketKey(tableBucket), { tableBucket, records: b.records })
   }
-  return handlers
+  return [...entries.values()]
 }
 
-function bucketOf(tableId: number, b: { partitionId: number | null; bucketId: number }): TableBucket {
-  return tableBucket(tableId, b.bucketId, b.partitionId ?? undefined)
-}
-
-/**
- * Waits for the buckets led here to be ready; a failed preparation shows up as the bucket's error.
- * A leadership's ready promise is awaited until it has resolved once (`readyLeaderships`): after
- * that every request of the leadership goes on at once.
- */
-async function whenLeadersReady(
-  manager: ReplicaManager,
-  readyLeaderships: WeakSet<Promise<void>>,
-  buckets: readonly TableBucket[],
-): Promise<void> {
-  let waits: Promise<void>[] | undefined
-  for (const b of buckets) {
-    const replica = manager.getReplica(b)
-    if (replica?.isLeader !== true) continue
-    const ready = replica.whenLeaderReady()
-    if (readyLeaderships.has(ready)) continue
-    const wait = ready.then(
-      () => void readyLeaderships.add(ready),
-      () => undefined,
-    )
-    if (waits === undefined) waits = [wait]
-    else waits.push(wait)
-  }
-  if (waits !== undefined) await Promise.all(waits)
-}
-
-async function ensureSchema(
-  options: KvServiceOptions,
-  bucket: TableBucket,
-  records: Uint8Array,
-): Promise<void> {
-  const replica = options.replicaManager.getReplica(bucket)
-  if (replica === undefined || options.kvBuckets.kvTablet(bucket) === null) return
-  let schemaId: number
-  try {
-    schemaId = KvRecordBatch.from(records).schemaId
-  } catch {
-    return // the put itself refuses the batch with its error
-  }
-  await replica.schemas.ensure(schemaId)
-}
-
-function kvRequestContext(
-  options: KvServiceOptions,
-  forwarder: KvRequestContext['forwarder'],
-): KvRequestContext {
-  const { replicaManager: manager, kvBuckets } = options
-  // One view per replica: its fields read the replica's state when used.
-  const views = new WeakMap<Replica, KvReplica>()
+export function toPutKvResponse(results: readonly WriteResultForBucket[]): ApiResponseInit<'PUT_KV'> {
   return {
-    ...(forwarder === undefined ? {} : { forwarder }),
-    serverId: manager.serverId,
-    limitScanMaxBytes: LIMIT_SCAN_MAX_BYTES,
-    writesFenced: options.writesFenced,
-    awaitReplication: (timeoutMs, results) => manager.awaitReplication(timeoutMs, results),
-    getReplica(bucket): KvReplica {
-      const replica = manager.getReplicaOrException(bucket)
-      let view = views.get(replica)
-      if (view === undefined) {
-        view = kvReplicaView(manager, kvBuckets, replica, bucket)
-        views.set(replica, view)
-      }
-      return view
-    },
+    bucketsResp: results.map(r => ({
+      ...bucketHead(r.tableBucket),
+      ...(r.error === undefined ? { logEndOffset: r.writeEndOffset ?? null } : errorFields(r.error)),
+    })),
   }
 }
 
-function kvReplicaView(
-  manager: ReplicaManager,
-  kvBuckets: KvBuckets,
-  replica: Replica,
-  bucket: TableBucket,
-): KvReplica {
-  let router: KeyRouter | null | undefined
+/** The buckets and keys of a LOOKUP or PREFIX_LOOKUP. */
+export function toKeysOfBuckets(request: ApiRequest<'LOOKUP' | 'PREFIX_LOOKUP'>): KeysOfBucket[] {
+  return request.bucketsReq.map(b => ({
+    tableBucket: toTableBucket(request.tableId, b.partitionId, b.bucketId),
+    keys: b.keys,
+  }))
+}
+
+export function toLookupResponse(
+  results: readonly BucketResult<(Buffer | null)[]>[],
+): ApiResponseInit<'LOOKUP'> {
   return {
-    get keyRouter() {
-      if (router === undefined) router = replica.tableInfo.hasPrimaryKey ? routerOrNull(replica) : null
-      return router ?? undefined
-    },
-    get isPrimaryKeyTable() {
-      return replica.tableInfo.hasPrimaryKey
-    },
-    get isLeader() {
-      return replica.isLeader
-    },
-    get kvTablet() {
-      return replica.isLeader ? kvBuckets.kvTablet(bucket) : null
-    },
-    get logTablet() {
-      return replica.logTablet
-    },
-    checkInSyncReplicas: acks => replica.checkInSyncReplicas(acks),
-    maybeIncrementLeaderHighWatermark: () => {
-      // The put appended to the log: wake the followers' parked fetches first.
-      manager.completeDelayedOperations(bucket)
-      return replica.maybeIncrementLeaderHighWatermark()
-    },
+    bucketsResp: results.map((r): PbLookupRespForBucketInit => {
+      if (r.error !== undefined) return { ...bucketHead(r.tableBucket), ...errorFields(r.error) }
+      const found = r.value ?? []
+      const values = new Array<{ values: Buffer | null }>(found.length)
+      for (let i = 0; i < found.length; i++) values[i] = { values: found[i] }
+      return { ...bucketHead(r.tableBucket), values }
+    }),
   }
 }
 
-/** The key router of a replica's table; none for a table whose keys cannot be encoded (no client can write it). */
-function routerOrNull(replica: Replica): KeyRouter | null {
-  try {
-    return keyRouter(replica.tableInfo)
-  } catch {
-    return null
+export function toPrefixLookupResponse(
+  results: readonly BucketResult<Buffer[][]>[],
+): ApiResponseInit<'PREFIX_LOOKUP'> {
+  return {
+    bucketsResp: results.map(
+      (r): PbPrefixLookupRespForBucketInit =>
+        r.error === undefined
+          ? { ...bucketHead(r.tableBucket), valueLists: (r.value ?? []).map(values => ({ values })) }
+          : { ...bucketHead(r.tableBucket), ...errorFields(r.error) },
+    ),
   }
+}
+
+/** A primary-key bucket's values as a DefaultValueRecordBatch; a log bucket's batches as they are. */
+export function toLimitScanResponse(result: LimitScanResult): ApiResponseInit<'LIMIT_SCAN'> {
+  if (result.isLogTable) return { isLogTable: true, records: result.records }
+  const builder = new ValueRecordBatchBuilder()
+  for (const value of result.values) builder.appendValue(value)
+  return { isLogTable: false, records: builder.build() }
+}
+
+function bucketHead(b: TableBucket): { partitionId: number | null; bucketId: number } {
+  return { partitionId: b.partitionId ?? null, bucketId: b.bucket }
 }

@@ -1,4 +1,4 @@
-import type { FlussError } from '@sluice/core/errors'
+import { toFlussError } from '@sluice/core/errors'
 import { type TableBucket, tableBucket } from '@sluice/core/metadata'
 import type {
   ApiRequest,
@@ -24,8 +24,12 @@ export function toPbTableBucket(b: TableBucket): PbTableBucketInit {
   return { tableId: b.tableId, partitionId: b.partitionId ?? null, bucketId: b.bucket }
 }
 
-/** error_code / error_message fields for a failed bucket (Sluice-only codes map to Fluss codes). */
-export function errorFields(error: FlussError): { errorCode: number; errorMessage: string } {
+/**
+ * error_code / error_message fields for a failed bucket or request (Sluice-only codes map to Fluss
+ * codes; anything not a FlussError is UNKNOWN_SERVER_ERROR).
+ */
+export function errorFields(e: unknown): { errorCode: number; errorMessage: string } {
+  const error = toFlussError(e)
   return { errorCode: error.wireCode, errorMessage: error.message }
 }
 

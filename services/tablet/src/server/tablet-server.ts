@@ -42,6 +42,7 @@ import {
   serverListenerSecurity,
 } from '@sluice/core/security'
 import type { ControlPlane, ServerEndpoint } from '../control-plane/control-plane.js'
+import { KvManager } from '../kv/index.js'
 import { type Clock, SYSTEM_CLOCK } from '../log/index.js'
 import { RemoteLogManager } from '../remote/index.js'
 import type { ReplicaHooks } from '../replica/replica-hooks.js'
@@ -49,7 +50,6 @@ import { ReplicaManager } from '../replica/replica-manager.js'
 import { TabletMetadataCache } from '../replica/tablet-metadata-cache.js'
 import { type ControlledShutdownSettings, controlledShutdown } from './controlled-shutdown.js'
 import { createFetcherManager } from './fetcher-wiring.js'
-import { KvBuckets } from './kv-buckets.js'
 import { LakeOffsetsCache } from './lake-offsets-cache.js'
 import { LocalRetention } from './local-retention.js'
 import { TabletServerMetrics } from './metrics/index.js'
@@ -77,7 +77,7 @@ export interface TabletServerDeps {
       readonly component?: string
     }): RpcLogger & { info?(m: string, f?: Record<string, unknown>): void }
   }
-  /** Extra plug-ins to every replica's leadership (after the server's KV tablets and remote log). */
+  /** Extra plug-ins to every replica's leadership (after the server's remote log). */
   readonly replicaHooks?: ReplicaHooks
   /**
    * Remote storage (`sluice.blobstore.uri`) and the metadata store behind the control plane: with both,
@@ -106,7 +106,8 @@ export function remoteDataDirOf(config: Configuration): string | undefined {
 export class TabletServer {
   readonly serverId: number
   readonly replicaManager: ReplicaManager
-  readonly kvBuckets: KvBuckets
+  /** The KvTablets of the primary-key buckets led here. */
+  readonly kvManager: KvManager
   /** Null without remote storage. */
   readonly remoteLogManager: RemoteLogManager | null
   /** Retention by `table.log.ttl` of the logs no remote-log task looks after. */
@@ -139,15 +140,14 @@ export class TabletServer {
     const metadataCache = new TabletMetadataCache()
     this.remoteLogManager = this.#createRemoteLogManager()
     const remote = this.#remoteLogWiring()
-    this.kvBuckets = new KvBuckets({
+    this.kvManager = new KvManager({
       config,
-      controlPlane: deps.controlPlane,
       ...(deps.blobStore === undefined ? {} : { blobStore: deps.blobStore }),
       ...(deps.metaStore === undefined ? {} : { metaStore: deps.metaStore }),
       remoteChangelog: bucket => remote?.reader(bucket) ?? null,
       logger: this.#componentLogger('kv-snapshot'),
     })
-    const hooks = serverReplicaHooks(this.kvBuckets, remote, deps.replicaHooks, (_, outcome) =>
+    const hooks = serverReplicaHooks(remote, deps.replicaHooks, (_, outcome) =>
       this.metrics?.isrUpdated(outcome),
     )
     this.replicaManager = new ReplicaManager({
@@ -158,6 +158,7 @@ export class TabletServer {
       clock: deps.clock ?? SYSTEM_CLOCK,
       metadataCache,
       hooks,
+      kvManager: this.kvManager,
       remoteLogReader: bucket => remote?.reader(bucket) ?? null,
       warn: (message, error) => this.#warn(message, error, 'replica'),
       createFetcherManager: manager =>
@@ -180,7 +181,7 @@ export class TabletServer {
         ? undefined
         : new TabletServerMetrics(deps.metrics, {
             replicaManager: this.replicaManager,
-            kvBuckets: this.kvBuckets,
+            kvManager: this.kvManager,
             remoteLogManager: this.remoteLogManager,
             connections: () => this.#servers.reduce((n, s) => n + s.connectionCount, 0),
           })
@@ -252,7 +253,7 @@ export class TabletServer {
     const errors: unknown[] = []
     await this.localRetention.close().catch(e => errors.push(e))
     await this.replicaManager.shutdown().catch(e => errors.push(e))
-    await this.kvBuckets.close().catch(e => errors.push(e))
+    await this.kvManager.close().catch(e => errors.push(e))
     await this.remoteLogManager?.close().catch(e => errors.push(e))
     await this.#lease?.release().catch(e => errors.push(e))
     await this.#pool.close()
@@ -284,7 +285,6 @@ export class TabletServer {
       controlPlane: this.#deps.controlPlane,
       config,
       writesFenced: () => this.writesFenced,
-      kvBuckets: this.kvBuckets,
       ...(this.metrics === undefined ? {} : { metrics: this.metrics.tables }),
       forwarding: {
         pool: this.#pool,
@@ -364,7 +364,7 @@ export class TabletServer {
     return new RemoteLogWiring({
       manager,
       lakeOffsets: new LakeOffsetsCache(metaStore, refreshMs, () => clock.nowMs(), warn),
-      kvSnapshotOffset: bucket => this.kvBuckets.snapshotOffset(bucket),
+      kvSnapshotOffset: bucket => this.kvManager.snapshotOffset(bucket),
       warn,
     })
   }

@@ -1,7 +1,7 @@
 import type { Configuration } from '@sluice/core/config'
 import { SLUICE_TABLET_SERVER_FETCH_MAX_WAIT_TIME } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
-import { type TablePath, tableBucketKey, tablePathToString } from '@sluice/core/metadata'
+import { type TableBucket, type TablePath, tableBucketKey, tablePathToString } from '@sluice/core/metadata'
 import {
   type ApiRequest,
   type ApiResponseInit,
@@ -11,13 +11,23 @@ import {
   type RequestContext,
 } from '@sluice/core/rpc'
 import type { ControlPlane } from '../control-plane/control-plane.js'
+import type { KeyForwarder } from '../kv/index.js'
 import type { ProduceEntry } from '../replica/append-to-log.js'
 import type { WriteResultForBucket } from '../replica/delay/delayed-write.js'
 import type { FetchParams } from '../replica/fetch-types.js'
 import type { ReplicaManager } from '../replica/replica-manager.js'
 import type { BucketResult } from '../replica/replica-types.js'
-import type { KvBuckets } from './kv-buckets.js'
-import { type KvServiceApi, type KvServiceOptions, kvServiceHandlers } from './kv-service.js'
+import { type KvForwardingDeps, kvKeyForwarder } from './kv-forwarding.js'
+import {
+  type KvServiceApi,
+  LIMIT_SCAN_MAX_BYTES,
+  toKeysOfBuckets,
+  toKvEntries,
+  toLimitScanResponse,
+  toLookupResponse,
+  toPrefixLookupResponse,
+  toPutKvResponse,
+} from './kv-service.js'
 import type { TableMeterSet } from './metrics/index.js'
 import {
   bucketErrorFields,
@@ -52,12 +62,13 @@ export interface TabletServiceOptions {
   readonly config: Configuration
   /** True while this server must not take writes (its membership lease was lost). */
   readonly writesFenced: () => boolean
-  /** The KvTablets of the primary-key buckets led here. */
-  readonly kvBuckets: KvBuckets
   /** Table meters, told once per produce, fetch, put and lookup request. */
   readonly metrics?: TableMeterSet
-  /** How keys sent to the wrong bucket reach their own bucket's leader (see kvServiceHandlers). */
-  readonly forwarding?: KvServiceOptions['forwarding']
+  /**
+   * How keys sent to the wrong bucket of a primary-key table reach their own bucket's leader;
+   * absent: they are refused (MISROUTED_KEY).
+   */
+  readonly forwarding?: Omit<KvForwardingDeps, 'manager' | 'local'>
 }
 
 /**
@@ -67,22 +78,33 @@ export interface TabletServiceOptions {
  */
 export class TabletService {
   readonly #options: TabletServiceOptions
+  /** Serves keys of a primary-key table in the bucket they belong to; undefined: refused. */
+  readonly #forwarder: KeyForwarder | undefined
 
   constructor(options: TabletServiceOptions) {
     this.#options = options
+    const { forwarding } = options
+    this.#forwarder =
+      forwarding === undefined
+        ? undefined
+        : kvKeyForwarder({
+            ...forwarding,
+            manager: options.replicaManager,
+            local: () => ({
+              PUT_KV: r => this.putKv(r),
+              LOOKUP: r => this.lookup(r),
+              PREFIX_LOOKUP: r => this.prefixLookup(r),
+            }),
+          })
   }
 
   handlers(): Handlers<TabletServiceApi> {
-    const { replicaManager, kvBuckets, writesFenced, metrics, forwarding } = this.#options
     return {
-      ...kvServiceHandlers({
-        replicaManager,
-        kvBuckets,
-        writesFenced,
-        ...(metrics ? { metrics } : {}),
-        ...(forwarding ? { forwarding } : {}),
-      }),
       PRODUCE_LOG: (r: ApiRequest<'PRODUCE_LOG'>) => this.produceLog(r),
+      PUT_KV: (r: ApiRequest<'PUT_KV'>) => this.putKv(r),
+      LOOKUP: (r: ApiRequest<'LOOKUP'>) => this.lookup(r),
+      PREFIX_LOOKUP: (r: ApiRequest<'PREFIX_LOOKUP'>) => this.prefixLookup(r),
+      LIMIT_SCAN: (r: ApiRequest<'LIMIT_SCAN'>) => this.limitScan(r),
       FETCH_LOG: (r: ApiRequest<'FETCH_LOG'>, ctx: RequestContext) =>
         this.fetchLog(r, ctx.signal, isSluiceClient(ctx.connection)),
       LIST_OFFSETS: (r: ApiRequest<'LIST_OFFSETS'>) => this.listOffsets(r),
@@ -102,10 +124,7 @@ export class TabletService {
     }
     const entries = [...byBucket.values()]
     const results: WriteResultForBucket[] = this.#options.writesFenced()
-      ? entries.map(e => ({
-          tableBucket: e.tableBucket,
-          error: new FlussError('NOT_LEADER_OR_FOLLOWER', 'this tablet server lost its membership lease'),
-        }))
+      ? entries.map(fencedWrite)
       : await this.#options.replicaManager.appendRecordsToLog(request.timeoutMs, request.acks, entries)
     this.#options.metrics?.produced(request.tableId, entries, results)
     return {
@@ -114,6 +133,62 @@ export class TabletService {
         bucketId: r.tableBucket.bucket,
         ...(r.error === undefined ? { baseOffset: r.baseOffset ?? null } : errorFields(r.error)),
       })),
+    }
+  }
+
+  /**
+   * PUT_KV: each bucket's KV batch merged on its leader (see `ReplicaManager.putRecordsToKv`);
+   * keys sent to the wrong bucket are put in their own.
+   */
+  async putKv(request: ApiRequest<'PUT_KV'>): Promise<ApiResponseInit<'PUT_KV'>> {
+    const entries = toKvEntries(request)
+    const results: WriteResultForBucket[] = this.#options.writesFenced()
+      ? entries.map(fencedWrite)
+      : await this.#options.replicaManager.putRecordsToKv(request, entries, this.#forwarder)
+    this.#options.metrics?.putKv(
+      request,
+      results.map(r => r.error?.wireCode),
+    )
+    return toPutKvResponse(results)
+  }
+
+  /** LOOKUP: the values of the keys (absent: not found), optionally inserting missing keys. */
+  async lookup(request: ApiRequest<'LOOKUP'>): Promise<ApiResponseInit<'LOOKUP'>> {
+    const results = await this.#options.replicaManager.lookups(
+      request,
+      toKeysOfBuckets(request),
+      this.#forwarder,
+    )
+    this.#options.metrics?.looked(
+      'lookup',
+      request.tableId,
+      results.some(r => r.error !== undefined),
+    )
+    return toLookupResponse(results)
+  }
+
+  /** PREFIX_LOOKUP: for each prefix (an encoded bucket key) the values of its keys, in key order. */
+  async prefixLookup(request: ApiRequest<'PREFIX_LOOKUP'>): Promise<ApiResponseInit<'PREFIX_LOOKUP'>> {
+    const results = await this.#options.replicaManager.prefixLookups(
+      toKeysOfBuckets(request),
+      this.#forwarder,
+    )
+    this.#options.metrics?.looked(
+      'prefixLookup',
+      request.tableId,
+      results.some(r => r.error !== undefined),
+    )
+    return toPrefixLookupResponse(results)
+  }
+
+  /** LIMIT_SCAN of one bucket: its first values in key order, or a log bucket's latest batches. */
+  async limitScan(request: ApiRequest<'LIMIT_SCAN'>): Promise<ApiResponseInit<'LIMIT_SCAN'>> {
+    const bucket = toTableBucket(request.tableId, request.partitionId, request.bucketId)
+    try {
+      const result = await this.#options.replicaManager.limitScan(bucket, request.limit, LIMIT_SCAN_MAX_BYTES)
+      return toLimitScanResponse(result)
+    } catch (e) {
+      return errorFields(e)
     }
   }
 
@@ -219,7 +294,7 @@ export class TabletService {
     if (result.error !== undefined) return result
     const replica = this.#options.replicaManager.getReplica(result.tableBucket)
     if (replica === undefined || !replica.tableInfo.hasPrimaryKey) return result
-    const kv = replica.isLeader ? this.#options.kvBuckets.kvTablet(result.tableBucket) : null
+    const kv = replica.kvTablet
     if (kv === null) {
       const error = new FlussError('NOT_LEADER_OR_FOLLOWER', `${replica.name} has no open KV store here`)
       return { tableBucket: result.tableBucket, error }
@@ -228,6 +303,14 @@ export class TabletService {
       return { tableBucket: result.tableBucket, error: rowCountDisabled(replica.tableInfo.tablePath) }
     }
     return { tableBucket: result.tableBucket, value: kv.rowCount }
+  }
+}
+
+/** A write refused by a server that lost its membership lease. */
+function fencedWrite(entry: { readonly tableBucket: TableBucket }): WriteResultForBucket {
+  return {
+    tableBucket: entry.tableBucket,
+    error: new FlussError('NOT_LEADER_OR_FOLLOWER', 'this tablet server lost its membership lease'),
   }
 }
 

@@ -2,9 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { LeaderAndIsr } from '@sluice/core/catalog'
-import { testLogTable } from '@sluice/core/catalog'
+import { testLogTable, testPkTable } from '@sluice/core/catalog'
+import { Configuration, DATA_DIR } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { type Schema, TableInfo, tablePath } from '@sluice/core/metadata'
+import { KvManager, SILENT_KV_SNAPSHOT_LOGGER } from '../kv/index.js'
 import { LOG_TABLET_DEFAULTS, LogTablet } from '../log/index.js'
 import { LeaderEpochCache } from '../replica/leader-epoch-cache.js'
 import { Replica } from '../replica/replica.js'
@@ -69,6 +71,10 @@ export interface TestReplica {
   readonly clock: TestingClock
   readonly writer: TestingIsrWriter
   readonly changes: number[]
+  /** The KvManager of a primary-key replica (`primaryKey: true`); undefined otherwise. */
+  readonly kvManager: KvManager | undefined
+  /** The replica's data directory (its log under `log`, its KV state beside it). */
+  readonly dir: string
   close(): Promise<void>
 }
 
@@ -78,6 +84,8 @@ export interface TestReplicaOptions {
   readonly maxLagMs?: number
   readonly hooks?: ReplicaHooks
   readonly dir?: string
+  /** A bucket of a primary-key table (`testPkTable`: id INT key, v STRING) with a KvManager. */
+  readonly primaryKey?: boolean
 }
 
 /** A replica of TEST_BUCKET (not yet leader or follower) with a real LogTablet. */
@@ -92,7 +100,15 @@ export async function createTestReplica(options: TestReplicaOptions = {}): Promi
   })
   const epochCache = await LeaderEpochCache.load(logTablet.dir)
   const writer = new TestingIsrWriter()
-  const tableInfo = TableInfo.of(TEST_PATH, TEST_BUCKET.tableId, 1, testLogTable(1, 3), 0, 0)
+  const descriptor = options.primaryKey === true ? testPkTable(1, 3) : testLogTable(1, 3)
+  const tableInfo = TableInfo.of(TEST_PATH, TEST_BUCKET.tableId, 1, descriptor, 0, 0)
+  const kvManager =
+    options.primaryKey === true
+      ? new KvManager({
+          config: new Configuration({ [DATA_DIR.key]: join(dir, 'data') }),
+          logger: SILENT_KV_SNAPSHOT_LOGGER,
+        })
+      : undefined
   const changes: number[] = []
   const replica = new Replica({
     localServerId: options.localServerId ?? 1,
@@ -108,6 +124,7 @@ export async function createTestReplica(options: TestReplicaOptions = {}): Promi
     isrRetryBackoffMs: 5,
     clock,
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(kvManager === undefined ? {} : { kvManager }),
     onChanged: () => changes.push(logTablet.highWatermark),
   })
   return {
@@ -115,7 +132,14 @@ export async function createTestReplica(options: TestReplicaOptions = {}): Promi
     clock,
     writer,
     changes,
+    kvManager,
+    dir,
     async close() {
+      if (kvManager !== undefined) {
+        replica.resign()
+        await replica.whenHooksSettled()
+        await kvManager.close()
+      }
       await logTablet.close().catch(() => undefined)
       if (owned) await rm(dir, { recursive: true, force: true })
     },

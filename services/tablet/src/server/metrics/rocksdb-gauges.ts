@@ -1,7 +1,6 @@
 import type { Labels, MetricRegistry } from '@sluice/core/metrics'
 import type { KvTablet } from '../../kv/kv-tablet.js'
 import type { Replica } from '../../replica/replica.js'
-import type { KvBuckets } from '../kv-buckets.js'
 
 /**
  * RocksDB properties read per KV tablet (rocksdb-native's `getProperty`), with Fluss's table-level
@@ -31,10 +30,7 @@ type Sample = Map<string, { labels: Labels; values: Record<Property, number[]> }
 class RocksSampler {
   #at = 0
   #sample: Promise<Sample> | undefined
-  constructor(
-    private readonly replicas: () => readonly Replica[],
-    private readonly kvBuckets: KvBuckets,
-  ) {}
+  constructor(private readonly replicas: () => readonly Replica[]) {}
 
   sample(): Promise<Sample> {
     const now = Date.now()
@@ -49,7 +45,7 @@ class RocksSampler {
     const out: Sample = new Map()
     const tablets: [Replica, KvTablet][] = []
     for (const r of this.replicas()) {
-      const kv = r.isLeader ? this.kvBuckets.kvTablet(r.tableBucket) : null
+      const kv = r.kvTablet
       if (kv !== null && !kv.isClosed) tablets.push([r, kv])
     }
     const read = await Promise.all(tablets.map(([, kv]) => readProperties(kv)))
@@ -80,12 +76,8 @@ async function readProperties(kv: KvTablet): Promise<Record<Property, number> | 
   }
 }
 
-export function registerRocksDbGauges(
-  registry: MetricRegistry,
-  replicas: () => readonly Replica[],
-  kvBuckets: KvBuckets,
-): void {
-  const sampler = new RocksSampler(replicas, kvBuckets)
+export function registerRocksDbGauges(registry: MetricRegistry, replicas: () => readonly Replica[]): void {
+  const sampler = new RocksSampler(replicas)
   const table = (name: string, help: string, p: Property, agg: 'max' | 'sum') =>
     registry.gauge(`table_${name}`, help, async () => {
       const rows: [Labels, number][] = []

@@ -1,13 +1,13 @@
 import type { Labels, MetricRegistry } from '@sluice/core/metrics'
+import type { KvManager } from '../../kv/index.js'
 import type { RemoteLogManager } from '../../remote/index.js'
 import type { Replica } from '../../replica/replica.js'
 import type { ReplicaManager } from '../../replica/replica-manager.js'
-import type { KvBuckets } from '../kv-buckets.js'
 
 /** What the scrape-time gauges read. */
 export interface TabletGaugeSources {
   readonly replicaManager: ReplicaManager
-  readonly kvBuckets: KvBuckets
+  readonly kvManager: KvManager
   readonly remoteLogManager: RemoteLogManager | null
 }
 
@@ -109,7 +109,7 @@ function registerRemoteGauges(registry: MetricRegistry, s: TabletGaugeSources): 
     registry.countReading('remoteLogDeleteError', 'Failed remote deletions', stat('deleteErrors'))
   }
   const snapshots = () =>
-    [...s.kvBuckets.leaders()].flatMap(b => (b.snapshotter ? [b.snapshotter.stats()] : []))
+    [...s.kvManager.leaders()].flatMap(b => (b.snapshotter ? [b.snapshotter.stats()] : []))
   const sum = (key: 'committed' | 'failures' | 'bytesUploaded') => () =>
     snapshots().reduce((n, st) => n + st[key], 0)
   registry.countReading(

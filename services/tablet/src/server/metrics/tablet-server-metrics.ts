@@ -27,7 +27,7 @@ export class TabletServerMetrics {
       failed: registry.meter('failedIsrUpdates', 'ISR writes that failed').child(),
     }
     registerTabletGauges(registry, sources)
-    registerRocksDbGauges(registry, replicas, sources.kvBuckets)
+    registerRocksDbGauges(registry, replicas)
     registry.gauge('tableCount', 'Tables with a replica on this server', () => {
       const held = new Set(replicas().map(r => r.tableBucket.tableId))
       this.tables.prune(held)

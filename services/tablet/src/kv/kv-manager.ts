@@ -8,32 +8,35 @@ import {
   SLUICE_TABLET_SERVER_KV_ROW_CACHE_SIZE,
   SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS,
 } from '@sluice/core/config'
-import { type TableBucket, tableBucketKey } from '@sluice/core/metadata'
-import type { MetaStore } from '@sluice/core/metastore'
-import type { ControlPlane } from '../control-plane/control-plane.js'
 import {
-  KvRowCache,
+  type PhysicalTablePath,
+  type TableBucket,
+  type TableInfo,
+  tableBucketKey,
+} from '@sluice/core/metadata'
+import type { MetaStore } from '@sluice/core/metastore'
+import type { LogTablet } from '../log/index.js'
+import { tabletParentDir } from '../replica/replica-paths.js'
+import { metaStoreAutoIncrementIds } from './auto-increment-ids.js'
+import { KvRowCache } from './kv-row-cache.js'
+import type { KvTablet } from './kv-tablet.js'
+import { RocksDbKv, rocksDbKvOptions } from './rocksdb-kv.js'
+import {
   type KvSnapshotLogger,
   KvSnapshotStore,
   KvSnapshotter,
-  type KvTablet,
   kvSnapshotSettings,
-  metaStoreAutoIncrementIds,
   openKvTabletWithRecovery,
   type RemoteChangelogSource,
-  RocksDbKv,
-  rocksDbKvOptions,
   withRemoteChangelog,
-} from '../kv/index.js'
-import type { Replica } from '../replica/replica.js'
-import { tabletParentDir } from '../replica/replica-paths.js'
+} from './snapshot/index.js'
+import type { TableSchemas } from './table-schemas.js'
 
 /** Bound on a bucket's pre-write buffer: puts wait for replication beyond it (RESOURCE_EXHAUSTED). */
 export const KV_MAX_PENDING_BYTES = 256 * 1024 * 1024
 
-export interface KvBucketsOptions {
+export interface KvManagerOptions {
   readonly config: Configuration
-  readonly controlPlane: ControlPlane
   /** KV snapshots need both stores; without them buckets recover from the log alone. */
   readonly blobStore?: BlobStore
   readonly metaStore?: MetaStore
@@ -42,43 +45,60 @@ export interface KvBucketsOptions {
   readonly logger: KvSnapshotLogger
 }
 
+/** The replica of a primary-key bucket as the KvManager opens, closes and deletes its KV state. */
+export interface KvReplica {
+  readonly tableBucket: TableBucket
+  readonly physicalTablePath: PhysicalTablePath
+  readonly tableInfo: TableInfo
+  /** The table's schemas and the key encoding of its KV keys. */
+  readonly schemas: TableSchemas
+  readonly logTablet: LogTablet
+  readonly leaderEpoch: number
+  readonly isLeader: boolean
+  readonly name: string
+}
+
 /** The KV state of one primary-key bucket led here. */
 interface KvBucket {
-  readonly leaderEpoch: number
   readonly kv: KvTablet
   readonly snapshotter: KvSnapshotter | null
 }
 
 /** `<table dir>/kv-<bucket>`: beside the bucket's `log-<bucket>`. */
-export function kvTabletDir(dataDir: string, replica: Replica): string {
+export function kvTabletDir(
+  dataDir: string,
+  replica: Pick<KvReplica, 'physicalTablePath' | 'tableBucket'>,
+): string {
   return join(
     tabletParentDir(dataDir, replica.physicalTablePath, replica.tableBucket),
     `kv-${replica.tableBucket.bucket}`,
   )
 }
 
-function checkpointDir(dataDir: string, replica: Replica): string {
+function checkpointDir(
+  dataDir: string,
+  replica: Pick<KvReplica, 'physicalTablePath' | 'tableBucket'>,
+): string {
   const parent = tabletParentDir(dataDir, replica.physicalTablePath, replica.tableBucket)
   return join(parent, `kv-${replica.tableBucket.bucket}-checkpoints`)
 }
 
 /**
- * The KvTablets of the primary-key buckets this server leads (Fluss's KvManager part of the
- * ReplicaManager), driven by the replicas' leadership hooks: a new leader opens its KvTablet
- * (local RocksDB, else the newest KV snapshot, else the whole changelog) and starts periodic
- * snapshots; a leader that steps down stops them and closes the KvTablet, keeping its directory
- * for a later leadership. The high watermark of a primary-key bucket never passes what its
- * KvTablet flushed.
+ * The KvTablets of the primary-key buckets this server leads (Fluss's `KvManager`): the replica of
+ * a new leader opens its KvTablet here (local RocksDB, else the newest KV snapshot, else the whole
+ * changelog) and periodic snapshots start; a leader that steps down stops them and closes the
+ * KvTablet, keeping its directory for a later leadership; a deleted replica's directory (and with
+ * `deleteRemote` its snapshots) goes. One row cache serves every bucket's RocksDB.
  */
-export class KvBuckets {
-  readonly #options: KvBucketsOptions
+export class KvManager {
+  readonly #options: KvManagerOptions
   readonly #buckets = new Map<string, KvBucket>()
   readonly #snapshotStore: KvSnapshotStore | null
   readonly #dataDir: string
   /** Shared by every bucket's RocksDB; null when `sluice.tablet-server.kv.row-cache-size` is 0. */
   readonly #rowCache: KvRowCache | null
 
-  constructor(options: KvBucketsOptions) {
+  constructor(options: KvManagerOptions) {
     this.#options = options
     this.#dataDir = options.config.get(DATA_DIR)
     const rowCacheBytes = options.config.get(SLUICE_TABLET_SERVER_KV_ROW_CACHE_SIZE)
@@ -90,15 +110,9 @@ export class KvBuckets {
         : new KvSnapshotStore({ blobStore, metaStore })
   }
 
-  /** The open KvTablet of a bucket led here, or null. */
   /** The KV tablets and snapshotters of the buckets led here (metrics). */
   leaders(): Iterable<{ readonly kv: KvTablet; readonly snapshotter: KvSnapshotter | null }> {
     return this.#buckets.values()
-  }
-
-  kvTablet(bucket: TableBucket): KvTablet | null {
-    const entry = this.#buckets.get(tableBucketKey(bucket))
-    return entry === undefined || entry.kv.isClosed ? null : entry.kv
   }
 
   /** The changelog offset the newest KV snapshot covers (remote segments below it may go). */
@@ -106,53 +120,45 @@ export class KvBuckets {
     return this.#buckets.get(tableBucketKey(bucket))?.snapshotter?.latest?.logOffset ?? 0
   }
 
-  async onBecomeLeader(replica: Replica): Promise<void> {
-    if (!replica.tableInfo.hasPrimaryKey) return
-    await this.#close(replica.tableBucket)
+  /**
+   * Opens the KvTablet of a bucket whose replica now leads it, for the leader epoch it holds now
+   * (a KvTablet still open for the bucket is closed first), with the table's schemas loaded, and
+   * starts its snapshots. Resolves to null, leaving nothing open, when the replica no longer leads
+   * that epoch once the KvTablet is open.
+   */
+  async openKv(replica: KvReplica): Promise<KvTablet | null> {
+    await this.closeKv(replica.tableBucket)
     const leaderEpoch = replica.leaderEpoch
+    const leads = () => replica.isLeader && replica.leaderEpoch === leaderEpoch
     await replica.schemas.preload()
     const { kv } = await openKvTabletWithRecovery({
       bucketDir: kvTabletDir(this.#dataDir, replica),
       tableBucket: replica.tableBucket,
-      options: {
-        ...this.#kvOptions(replica),
-        isLeader: () => replica.isLeader && replica.leaderEpoch === leaderEpoch,
-      },
+      options: { ...this.#kvOptions(replica), isLeader: leads },
       snapshotStore: this.#snapshotStore,
       logger: this.#options.logger,
     })
-    if (!replica.isLeader || replica.leaderEpoch !== leaderEpoch) {
+    if (!leads()) {
       await kv.close()
-      return
+      return null
     }
     const snapshotter = this.#startSnapshotter(replica, kv)
-    this.#buckets.set(tableBucketKey(replica.tableBucket), { leaderEpoch, kv, snapshotter })
-    // High-watermark moves were held while the KvTablet opened: let them happen now.
-    replica.maybeIncrementLeaderHW()
+    this.#buckets.set(tableBucketKey(replica.tableBucket), { kv, snapshotter })
+    return kv
   }
 
-  async onBecomeFollower(replica: Replica): Promise<void> {
-    await this.#close(replica.tableBucket)
-  }
-
-  /**
-   * The highest offset a primary-key leader's high watermark may move to: the KvTablet flushes its
-   * pre-write buffer up to `candidate` first. While the KvTablet is not open, the high watermark
-   * stays (moving it would acknowledge writes lookups cannot see yet).
-   */
-  async beforeHighWatermarkAdvance(replica: Replica, candidate: number): Promise<number> {
-    if (!replica.tableInfo.hasPrimaryKey) return candidate
-    const entry = this.#buckets.get(tableBucketKey(replica.tableBucket))
-    if (entry === undefined || entry.kv.isClosed || entry.leaderEpoch !== replica.leaderEpoch) {
-      return replica.logTablet.highWatermark
-    }
-    return entry.kv.flush(candidate)
+  /** Stops the bucket's snapshots and closes its KvTablet (its directory stays). */
+  closeKv(bucket: TableBucket): Promise<void> {
+    return this.#closeKey(tableBucketKey(bucket))
   }
 
   /** A deleted replica: its RocksDB directory, and with `deleteRemote` its KV snapshots, go. */
-  async onReplicaStopped(replica: Replica, deleteLocal: boolean, deleteRemote: boolean): Promise<void> {
-    if (!replica.tableInfo.hasPrimaryKey) return
-    await this.#close(replica.tableBucket)
+  async dropKv(
+    replica: Pick<KvReplica, 'tableBucket' | 'physicalTablePath'>,
+    deleteLocal: boolean,
+    deleteRemote: boolean,
+  ): Promise<void> {
+    await this.closeKv(replica.tableBucket)
     if (deleteLocal) {
       await RocksDbKv.destroy(kvTabletDir(this.#dataDir, replica))
       await rm(checkpointDir(this.#dataDir, replica), { recursive: true, force: true })
@@ -165,7 +171,7 @@ export class KvBuckets {
     for (const key of [...this.#buckets.keys()]) await this.#closeKey(key)
   }
 
-  #kvOptions(replica: Replica) {
+  #kvOptions(replica: KvReplica) {
     const { config, metaStore } = this.#options
     const remote = this.#options.remoteChangelog?.(replica.tableBucket) ?? null
     // New ranges for every leadership: whatever a former leader drew is never handed out again.
@@ -183,7 +189,7 @@ export class KvBuckets {
     }
   }
 
-  #startSnapshotter(replica: Replica, kv: KvTablet): KvSnapshotter | null {
+  #startSnapshotter(replica: KvReplica, kv: KvTablet): KvSnapshotter | null {
     const { blobStore, metaStore, config, logger } = this.#options
     if (blobStore === undefined || metaStore === undefined) return null
     const snapshotter = new KvSnapshotter({
@@ -203,10 +209,6 @@ export class KvBuckets {
     })
     snapshotter.start()
     return snapshotter
-  }
-
-  #close(bucket: TableBucket): Promise<void> {
-    return this.#closeKey(tableBucketKey(bucket))
   }
 
   async #closeKey(key: string): Promise<void> {
