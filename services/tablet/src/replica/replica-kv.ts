@@ -18,8 +18,8 @@ export interface ReplicaKvHost extends KvReplica {
 }
 
 export interface ReplicaKvCallbacks {
-  /** Resolves once a leadership in preparation is ready or has failed. */
-  whenReady(): Promise<void>
+  /** Resolves once a leadership in preparation is ready or has failed; undefined when none is. */
+  whenReady(): Promise<void> | undefined
   /** A put appended to the log: wake waiting requests and move the high watermark (resolves when moved). */
   afterAppend(): Promise<void>
   /** The KvTablet of a new leadership opened: the high watermark held meanwhile may move. */
@@ -76,13 +76,14 @@ export class ReplicaKv {
     options: KvPutOptions,
     route: ((records: Buffer) => Promise<Buffer>) | undefined,
   ): Promise<KvPutResult> {
-    await this.callbacks.whenReady()
+    const preparing = this.callbacks.whenReady()
+    if (preparing !== undefined) await preparing
     // A batch of a schema newer than the ones known makes it known first (once per new schema).
     if (this.tablet !== null) {
       const schemaId = kvBatchSchemaId(records)
       if (schemaId !== undefined) await this.replica.schemas.ensure(schemaId)
     }
-    const kv = await this.leaderTablet()
+    const kv = this.#leaderTabletNow()
     this.replica.checkInSyncReplicas(requiredAcks)
     const own = route === undefined ? records : await route(records)
     const put = await kv.putAsLeader(own, options)
@@ -101,7 +102,12 @@ export class ReplicaKv {
 
   /** The leader's open KvTablet, once a leadership in preparation is ready; NOT_LEADER_OR_FOLLOWER when none. */
   async leaderTablet(): Promise<KvTablet> {
-    await this.callbacks.whenReady()
+    const preparing = this.callbacks.whenReady()
+    if (preparing !== undefined) await preparing
+    return this.#leaderTabletNow()
+  }
+
+  #leaderTabletNow(): KvTablet {
     const kv = this.tablet
     if (kv === null) throw this.callbacks.notLeader()
     return kv

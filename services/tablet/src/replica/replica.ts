@@ -511,9 +511,10 @@ export class Replica {
     )
   }
 
-  /** Waits for a leadership in preparation (its failure shows up as a missing KvTablet). */
-  async #whenReady(): Promise<void> {
-    if (this.isLeader && !this.#hooks.readySettled) await this.#hooks.ready.catch(() => undefined)
+  /** A leadership in preparation, to wait for (its failure shows up as a missing KvTablet); else undefined. */
+  #whenReady(): Promise<void> | undefined {
+    if (!this.isLeader || this.#hooks.readySettled) return undefined
+    return this.#hooks.ready.catch(() => undefined)
   }
 
   /** The KV side of a primary-key bucket; NON_PRIMARY_KEY_TABLE_EXCEPTION on a log table. */
