@@ -15,10 +15,9 @@ import {
   type KvTabletOptions,
   openKvTabletWithRecovery,
   rocksDbKvOptions,
-  TestingKvBatches,
-  testingLogOptions,
 } from '@sluice/tablet/kv'
 import { LogTablet } from '@sluice/tablet/log'
+import { TestingKvBatches, testingLogOptions } from '@sluice/tablet/testing'
 import { dirBytes } from './dir-bytes.js'
 
 /**
@@ -91,7 +90,6 @@ export async function prepareRecoveryBucket(
       log,
       schemas: fixedSchemaSource(1, schema),
       tableConfig: new Configuration({}),
-      physicalPrimaryKeys: ['id'],
       rocksDb: rocksDbKvOptions(new Configuration({})),
       recoverBatchBytes: 16 << 20,
       maxQueuedOperations: 1000,

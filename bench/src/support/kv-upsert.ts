@@ -10,10 +10,9 @@ import {
   type KvWrite,
   RocksDbKv,
   SMALL_ROCKSDB_OPTIONS,
-  TestingKvBatches,
-  testingLogOptions,
 } from '@sluice/tablet/kv'
 import { LogTablet } from '@sluice/tablet/log'
+import { TestingKvBatches, testingLogOptions } from '@sluice/tablet/testing'
 
 /**
  * The two sides of the upsert benchmark, split so that the harness can alternate them: the same
@@ -79,7 +78,6 @@ export async function runKvUpserts(w: UpsertWorkload): Promise<UpsertRun> {
       log,
       schemas: fixedSchemaSource(1, schema),
       tableConfig: new Configuration({ 'table.log.arrow.compression.type': w.compression }),
-      physicalPrimaryKeys: ['id'],
       rocksDb: BENCH_ROCKSDB,
       recoverBatchBytes: 16 << 20,
       maxQueuedOperations: 1000,

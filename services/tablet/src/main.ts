@@ -16,8 +16,8 @@ import { createLogger, loggerFromConfig } from '@sluice/core/log'
 import { metaStoreFromConfig } from '@sluice/core/metastore/dynamo'
 import { type ProcessMetrics, startProcessMetrics } from '@sluice/core/metrics'
 import { stopOnSignalsOrParentExit } from '@sluice/core/process'
-import { CatalogTabletCatalog } from './catalog/catalog-tablet-catalog.js'
-import { remoteDataDirOf, TabletServer } from './tablet/tablet-server.js'
+import { MetaStoreControlPlane } from './control-plane/metastore-control-plane.js'
+import { remoteDataDirOf, TabletServer } from './server/tablet-server.js'
 
 /**
  * The tablet server process: the only reader of the environment. Configuration comes from the file
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const remoteDataDir = remoteDataDirOf(config)
   const server = new TabletServer({
     config,
-    catalog: new CatalogTabletCatalog(new Catalog(store), store, config.get(INTERNAL_LISTENER_NAME)),
+    controlPlane: new MetaStoreControlPlane(new Catalog(store), store, config.get(INTERNAL_LISTENER_NAME)),
     adminHandlers: readOnlyAdminHandlers(cachedCatalog, remoteDataDir === undefined ? {} : { remoteDataDir }),
     logger,
     metaStore: store,

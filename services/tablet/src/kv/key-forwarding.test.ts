@@ -1,17 +1,12 @@
 import { bucketForKey } from '@sluice/core/bucketing'
-import { ERRORS } from '@sluice/core/errors'
 import { KvRecordBatch } from '@sluice/core/kvbatch'
 import { Schema, type TableBucket, TableDescriptor, TableInfo } from '@sluice/core/metadata'
 import { CompactedKeyEncoder, decodeCompactedRow, decodeValue } from '@sluice/core/row'
-import type { PutKvRequest } from '@sluice/core/rpc'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { KeyForwarder } from './key-forwarding.js'
+import { TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
+import { type ForwardedPut, type KeyForwarder, routePut, routeReads } from './key-forwarding.js'
 import { keyRouter } from './key-routing.js'
-import type { KvReplica, KvRequestContext } from './kv-handler-context.js'
-import { handleLookup, handlePutKv } from './kv-handlers.js'
-import { maybeIncrementHighWatermark } from './kv-high-watermark.js'
-import { TestingKvBatches, TestingKvBucket } from './testing.js'
 
 const schema = Schema.newBuilder()
   .column('id', notNull(DataTypes.INT()))
@@ -42,31 +37,18 @@ function idsOf(bucket: number, count: number): number[] {
   return ids
 }
 
-/** The leader of every bucket in one process: bucket b's replica is `local[b]`. */
+const PUT: ForwardedPut = { acks: 1, timeoutMs: 1000, targetColumns: [] }
+const bucketOf = (b: number): TableBucket => ({ tableId: 7, bucket: b })
+
+/** The leader of every bucket in one process: bucket b's KvTablet is `local[b].kv`. */
 async function cluster(withForwarder: boolean) {
   const local = await Promise.all(Array.from({ length: BUCKETS }, () => TestingKvBucket.open(schema)))
   buckets.push(...local)
-  const replica = (b: TestingKvBucket): KvReplica => ({
-    isPrimaryKeyTable: true,
-    isLeader: true,
-    kvTablet: b.kv,
-    logTablet: b.log,
-    keyRouter: router,
-    checkInSyncReplicas: () => undefined,
-    maybeIncrementLeaderHighWatermark: () => maybeIncrementHighWatermark(b.log, b.kv, b.log.logEndOffset),
-  })
   const forwarded: { target: number; keys: number }[] = []
-  const ctx: KvRequestContext = {
-    serverId: 1,
-    limitScanMaxBytes: 1 << 20,
-    getReplica: (tb: TableBucket) => replica(local[tb.bucket]),
-    awaitReplication: async (_t, results) => results,
-  }
   const forwarder: KeyForwarder = {
-    async putKv(target, records, request) {
+    async putKv(target, records) {
       forwarded.push({ target: target.bucket, keys: KvRecordBatch.from(records).recordCount })
-      const r = await handlePutKv(put(records, target.bucket, request.acks), ctx)
-      if ((r.bucketsResp[0].errorCode ?? 0) !== 0) throw new Error(String(r.bucketsResp[0].errorMessage))
+      await putIn(target.bucket, records)
     },
     async lookup(target, keys) {
       forwarded.push({ target: target.bucket, keys: keys.length })
@@ -76,18 +58,24 @@ async function cluster(withForwarder: boolean) {
       throw new Error('not used')
     },
   }
-  return { local, forwarded, ctx: withForwarder ? { ...ctx, forwarder } : ctx }
-}
-
-function put(records: Buffer, bucketId: number, acks = 1): PutKvRequest {
-  return {
-    acks,
-    tableId: 7,
-    timeoutMs: 1000,
-    targetColumns: [],
-    bucketsReq: [{ partitionId: null, bucketId, records }],
-    aggMode: null,
+  const routing = { router, forwarder: withForwarder ? forwarder : undefined }
+  /** A put sent to bucket b: its misrouted records go to their buckets, its own are put here. */
+  const putIn = async (b: number, records: Buffer) => {
+    const own = await routePut(routing, bucketOf(b), records, PUT)
+    await local[b].kv.putAsLeader(own)
+    await local[b].acknowledge()
   }
+  /** A lookup sent to bucket b. */
+  const lookupIn = (b: number, keys: readonly Buffer[]) =>
+    routeReads(
+      routing,
+      bucketOf(b),
+      keys,
+      'LOOKUP',
+      own => local[b].kv.lookup([...own]),
+      (f, target, k) => f.lookup(target, k, {}),
+    )
+  return { local, forwarded, putIn, lookupIn }
 }
 
 const rowOfValue = (v: Buffer | null) =>
@@ -103,13 +91,12 @@ describe('keys sent to the wrong bucket', () => {
   })
 
   it('are written in their own bucket; this bucket keeps its own keys and the writer sequence', async () => {
-    const { local, forwarded, ctx } = await cluster(true)
+    const { local, forwarded, putIn } = await cluster(true)
     const [own] = idsOf(0, 1)
     const elsewhere = [...idsOf(1, 2), ...idsOf(3, 1)]
     const writer = { writerId: 5n, batchSequence: 0 }
     const records = batches.batch([[own, 'here'], ...elsewhere.map(id => [id, `moved ${id}`])], writer)
-    const response = await handlePutKv(put(records, 0), ctx)
-    expect(response.bucketsResp[0].errorCode ?? 0).toBe(0)
+    await putIn(0, records)
     expect(forwarded.sort((a, b) => a.target - b.target)).toEqual([
       { target: 1, keys: 2 },
       { target: 3, keys: 1 },
@@ -122,23 +109,18 @@ describe('keys sent to the wrong bucket', () => {
     expect(await at(3, elsewhere[2])).toEqual([elsewhere[2], `moved ${elsewhere[2]}`])
     // The same writer's next batch to bucket 0 follows on (its sequence was kept here).
     const next = batches.batch([[own, 'again']], { writerId: 5n, batchSequence: 1 })
-    expect((await handlePutKv(put(next, 0), ctx)).bucketsResp[0].errorCode ?? 0).toBe(0)
+    await putIn(0, next)
     expect(await at(0, own)).toEqual([own, 'again'])
   })
 
   it('a lookup finds keys in their own bucket, answers in key order', async () => {
-    const { local, ctx } = await cluster(true)
+    const { local, putIn, lookupIn } = await cluster(true)
     const ids = [...idsOf(2, 2), ...idsOf(0, 2)]
     for (const id of ids) {
-      const b = router.bucketOfKey(batches.key([id, null]))
-      await handlePutKv(put(batches.batch([[id, `v${id}`]]), b), ctx)
+      await putIn(router.bucketOfKey(batches.key([id, null])), batches.batch([[id, `v${id}`]]))
     }
     const keys = [...ids, 999_999].map(id => batches.key([id, null]))
-    const response = await handleLookup(
-      { tableId: 7, bucketsReq: [{ partitionId: null, bucketId: 0, keys }] },
-      ctx,
-    )
-    expect(response.bucketsResp[0].values?.map(v => rowOfValue(v.values))).toEqual([
+    expect((await lookupIn(0, keys)).map(v => rowOfValue(v))).toEqual([
       ...ids.map(id => [id, `v${id}`]),
       null,
     ])
@@ -146,21 +128,22 @@ describe('keys sent to the wrong bucket', () => {
   })
 
   it('without a forwarder the batch is refused whole, naming the bucket the key belongs to', async () => {
-    const { local, ctx } = await cluster(false)
+    const { local, putIn, lookupIn } = await cluster(false)
     const [own] = idsOf(0, 1)
     const [other] = idsOf(2, 1)
     const records = batches.batch([
       [own, 'a'],
       [other, 'b'],
     ])
-    const answer = (await handlePutKv(put(records, 0), ctx)).bucketsResp[0]
-    expect(answer.errorCode).toBe(ERRORS.MISROUTED_KEY.wireCode)
-    expect(answer.errorMessage).toContain('belongs to bucket 2')
-    expect(await local[0].kv.lookup([batches.key([own, null])])).toEqual([null])
-    const lookup = await handleLookup(
-      { tableId: 7, bucketsReq: [{ partitionId: null, bucketId: 0, keys: [batches.key([other, null])] }] },
-      ctx,
+    const refused = await putIn(0, records).then(
+      () => undefined,
+      e => e,
     )
-    expect(lookup.bucketsResp[0].errorCode).toBe(ERRORS.MISROUTED_KEY.wireCode)
+    expect(refused).toMatchObject({ errorName: 'MISROUTED_KEY' })
+    expect(refused.message).toContain('belongs to bucket 2')
+    expect(await local[0].kv.lookup([batches.key([own, null])])).toEqual([null])
+    await expect(lookupIn(0, [batches.key([other, null])])).rejects.toMatchObject({
+      errorName: 'MISROUTED_KEY',
+    })
   })
 })

@@ -12,7 +12,6 @@ import {
 import { type TableBucket, tableBucket } from '@sluice/core/metadata'
 import { varIntSize } from '@sluice/core/row'
 import { type KeyRouter, misroutedKeyError, misroutedKeys } from './key-routing.js'
-import type { KvReplica, KvRequestContext } from './kv-handler-context.js'
 
 /** What a forwarded PUT_KV keeps of the request. */
 export interface ForwardedPut {
@@ -39,7 +38,13 @@ export interface KeyForwarder {
   prefixLookup(target: TableBucket, prefixes: readonly Buffer[]): Promise<Buffer[][]>
 }
 
-const routerOf = (replica: KvReplica): KeyRouter | undefined => replica.keyRouter
+/** How a bucket's keys are checked: the table's key router (none: keys are not checked) and the forwarder. */
+export interface KeyRouting {
+  /** Which bucket each key belongs to; undefined: keys are not checked. */
+  readonly router: KeyRouter | undefined
+  /** Serves keys in their own bucket; undefined: misrouted keys are refused (MISROUTED_KEY). */
+  readonly forwarder: KeyForwarder | undefined
+}
 
 /**
  * PUT_KV of one bucket: records whose key belongs to another bucket are put there first (a batch
@@ -49,19 +54,17 @@ const routerOf = (replica: KvReplica): KeyRouter | undefined => replica.keyRoute
  * no forwarder, a misrouted key refuses the batch whole (MISROUTED_KEY).
  */
 export async function routePut(
-  ctx: KvRequestContext,
-  replica: KvReplica,
+  routing: KeyRouting,
   bucket: TableBucket,
   records: Buffer,
   request: ForwardedPut,
 ): Promise<Buffer> {
-  const router = routerOf(replica)
+  const { router, forwarder } = routing
   if (router === undefined) return records
   // One hash per key over views of the batch; records are only regrouped when a key belongs
   // elsewhere. A malformed batch is left to the put, which refuses it with its own error.
   const first = firstMisroutedKey(records, router, bucket.bucket)
   if (first === undefined) return records
-  const forwarder = ctx.forwarder
   if (forwarder === undefined) {
     throw misroutedKeyError(bucket, first, router.bucketOfKey(first), 'PUT_KV')
   }
@@ -104,20 +107,18 @@ function buildBatch(
  * forwarder, a misrouted key refuses the request for this bucket (MISROUTED_KEY).
  */
 export async function routeReads<T>(
-  ctx: KvRequestContext,
-  replica: KvReplica,
+  routing: KeyRouting,
   bucket: TableBucket,
   keys: readonly Buffer[],
   kind: 'LOOKUP' | 'PREFIX_LOOKUP',
   local: (keys: readonly Buffer[]) => Promise<T[]>,
   remote: (forwarder: KeyForwarder, target: TableBucket, keys: readonly Buffer[]) => Promise<T[]>,
 ): Promise<T[]> {
-  const router = routerOf(replica)
+  const { router, forwarder } = routing
   if (router === undefined) return local(keys)
   const bucketOf = kind === 'LOOKUP' ? router.bucketOfKey : router.bucketOfPrefix
   const misrouted = misroutedKeys(bucketOf, bucket.bucket, keys)
   if (misrouted === undefined) return local(keys)
-  const forwarder = ctx.forwarder
   if (forwarder === undefined) {
     const [[expected, [first]]] = misrouted
     throw misroutedKeyError(bucket, keys[first], expected, kind)

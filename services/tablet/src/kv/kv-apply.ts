@@ -6,7 +6,7 @@ import type { AutoIncrementIds } from './auto-increment-ids.js'
 import type { ChangelogBuilder } from './changelog-builder.js'
 import type { KvPreWriteBuffer } from './kv-pre-write-buffer.js'
 import type { DecodedRecord } from './kv-records.js'
-import type { KvSchemas, KvValue, SchemaContext } from './kv-schemas.js'
+import { decodeKvValue, type KvSchemaSource, type KvValue, type SchemaContext } from './kv-schemas.js'
 import type { RowMerger } from './rowmerger/row-merger.js'
 
 /** Everything one put needs to run Fluss's write algorithm over its records. */
@@ -14,7 +14,7 @@ export interface ApplyContext {
   readonly merger: RowMerger
   readonly image: ChangelogImage
   readonly buffer: KvPreWriteBuffer
-  readonly schemas: KvSchemas
+  readonly schemas: KvSchemaSource
   readonly latest: SchemaContext
   readonly changelog: ChangelogBuilder
   /**
@@ -52,7 +52,7 @@ export function applyRecords(
     const old = ctx.oldValues.get(keyId)
     if (old === undefined || old === null) return null
     if (!(old instanceof Uint8Array)) return old
-    const value = ctx.schemas.decodeValue(old)
+    const value = decodeKvValue(ctx.schemas, old)
     ctx.oldValues.set(keyId, value)
     return value
   }

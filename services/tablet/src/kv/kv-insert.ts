@@ -13,12 +13,11 @@ import type { SchemaContext } from './kv-schemas.js'
  */
 export function insertIfNotExistsBatch(
   latest: SchemaContext,
-  physicalPrimaryKeys: readonly string[],
   keys: readonly Buffer[],
   keyDecoder: PrimaryKeyDecoderFactory = compactedPrimaryKeyDecoder,
 ): Buffer {
   const primaryKeys = latest.schema.primaryKeyColumnNames
-  if (primaryKeys.length !== physicalPrimaryKeys.length) {
+  if (primaryKeys.length !== latest.physicalPrimaryKeys.length) {
     throw new FlussError(
       'INVALID_REQUEST',
       'Lookups with insert-if-not-exists are not supported on partitioned tables yet.',

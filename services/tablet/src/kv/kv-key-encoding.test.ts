@@ -11,8 +11,8 @@ import {
 } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
+import { TestingKvBucket } from '../testing/kv.js'
 import { kvKeyEncoding } from './kv-key-encoding.js'
-import { TestingKvBucket } from './testing.js'
 
 const ICEBERG = { 'table.datalake.format': 'iceberg', 'table.kv.format-version': '2' }
 

@@ -16,7 +16,7 @@ import {
   decodeRecords,
   parseRecords,
 } from './kv-records.js'
-import type { KvSchemas, KvValue, SchemaContext } from './kv-schemas.js'
+import type { KvSchemaSource, KvValue, SchemaContext } from './kv-schemas.js'
 import {
   type KvChangelogLog,
   type KvPutOptions,
@@ -31,7 +31,7 @@ import type { RowMerger } from './rowmerger/row-merger.js'
 export interface KvPutterParts {
   readonly name: string
   readonly log: KvChangelogLog
-  readonly schemas: KvSchemas
+  readonly schemas: KvSchemaSource
   readonly rocks: RocksDbKv
   readonly buffer: KvPreWriteBuffer
   readonly flusher: KvFlusher
@@ -53,7 +53,7 @@ export interface KvPutterParts {
  */
 export class KvPutter {
   readonly #log: KvChangelogLog
-  readonly #schemas: KvSchemas
+  readonly #schemas: KvSchemaSource
   readonly #rocks: RocksDbKv
   readonly #buffer: KvPreWriteBuffer
   readonly #flusher: KvFlusher

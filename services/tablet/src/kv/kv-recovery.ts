@@ -3,7 +3,7 @@ import type { ChangelogFormat } from './changelog-builder.js'
 import { changelogChanges } from './changelog-reader.js'
 import type { BatchAnchor, KvMeta } from './kv-meta.js'
 import { type KvPreWriteBuffer, keyIdOf } from './kv-pre-write-buffer.js'
-import type { KvSchemas, KvValue } from './kv-schemas.js'
+import type { KvSchemaSource, KvValue } from './kv-schemas.js'
 import type { KvChangelogLog } from './kv-tablet-types.js'
 import type { KvWrite, RocksDbKv } from './rocksdb-kv.js'
 
@@ -53,7 +53,7 @@ export async function* changelogBatches(
 /** Decodes a changelog batch into KV puts and deletes, keyed like the writers key them. */
 export function changelogRecords(
   batch: LogRecordBatch,
-  schemas: KvSchemas,
+  schemas: KvSchemaSource,
   format: ChangelogFormat = 'ARROW',
 ): ChangelogRecord[] {
   if (batch.recordCount === 0) return []
@@ -121,7 +121,7 @@ export interface ReplayResult {
 export async function replayChangelog(
   start: KvMeta,
   log: KvChangelogLog,
-  schemas: KvSchemas,
+  schemas: KvSchemaSource,
   rocks: RocksDbKv,
   buffer: KvPreWriteBuffer,
   maxBytes: number,

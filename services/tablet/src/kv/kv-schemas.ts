@@ -10,16 +10,18 @@ import {
   type Value,
 } from '@sluice/core/row'
 import type { RowType } from '@sluice/core/types'
+import { compactedPrimaryKeyDecoder, type PrimaryKeyDecoderFactory } from './kv-key-encoding.js'
 
 /**
- * Where a KvTablet gets its schemas from (Fluss's `SchemaGetter`). Both calls are synchronous: the
- * replica keeps the table's schemas cached and updates `latest` when the table is altered.
+ * Where a KvTablet gets its schemas from (Fluss's `SchemaGetter`), each with what the write path
+ * derives from it. Both calls are synchronous: the table's schemas are known before they are used
+ * (`TableSchemas` loads a newer one before a put of it is applied).
  */
 export interface KvSchemaSource {
-  /** The newest schema of the table and its id. */
-  latest(): { readonly schemaId: number; readonly schema: Schema }
-  /** A schema by id; undefined when the id is unknown. */
-  byId(schemaId: number): Schema | undefined
+  /** The newest schema of the table. */
+  latest(): SchemaContext
+  /** A schema by id; SCHEMA_NOT_EXIST when the id is unknown. */
+  context(schemaId: number): SchemaContext
 }
 
 /** Encodes the KV key (the physical primary key) of full rows of one row type. */
@@ -40,12 +42,21 @@ export type PrimaryKeyEncoderFactory = (
 export const compactedPrimaryKeyEncoder: PrimaryKeyEncoderFactory = (rowType, physicalPrimaryKeys) =>
   new CompactedKeyEncoder(rowType, keyPositions(rowType, physicalPrimaryKeys))
 
-/** A schema source of one fixed schema. */
-export function fixedSchemaSource(schemaId: number, schema: Schema): KvSchemaSource {
-  return {
-    latest: () => ({ schemaId, schema }),
-    byId: id => (id === schemaId ? schema : undefined),
-  }
+/** How a table's KV keys are made: their columns, and their encoding and decoding. */
+export interface KvKeys {
+  /** Primary key minus partition keys (`TableInfo.physicalPrimaryKeys`): the columns of a KV key. */
+  readonly physicalPrimaryKeys: readonly string[]
+  /**
+   * The KV key encoder (default: CompactedKeyEncoder of the physical primary key). Recovery re-keys
+   * the changelog with it, so it must match the clients' key encoding of the table.
+   */
+  readonly primaryKeyEncoder?: PrimaryKeyEncoderFactory
+  /**
+   * The decoder of those keys, for insert-if-not-exists lookups (default: CompactedKeyDecoder when
+   * `primaryKeyEncoder` is the default too; such lookups are refused when only the encoder is given).
+   * `kvKeyEncoding(tableInfo)` gives both.
+   */
+  readonly primaryKeyDecoder?: PrimaryKeyDecoderFactory
 }
 
 /**
@@ -71,12 +82,15 @@ export class SchemaContext {
   readonly notNullIndexes: readonly number[]
   readonly autoIncrementIndex: number
   readonly keyEncoder: PrimaryKeyEncoder
+  /** Primary key minus partition keys: the columns of a KV key. */
+  readonly physicalPrimaryKeys: readonly string[]
+  /** The decoding of KV keys (insert-if-not-exists lookups); null when the table has none. */
+  readonly keyDecoder: PrimaryKeyDecoderFactory | null
 
   constructor(
     readonly schemaId: number,
     readonly schema: Schema,
-    physicalPrimaryKeys: readonly string[],
-    keyEncoder: PrimaryKeyEncoderFactory = compactedPrimaryKeyEncoder,
+    keys: KvKeys,
   ) {
     this.rowType = schema.rowType
     this.fieldCount = this.rowType.fields.length
@@ -88,7 +102,11 @@ export class SchemaContext {
     this.notNullIndexes = this.rowType.fields.flatMap((f, i) => (f.type.nullable ? [] : [i]))
     const autoInc = schema.autoIncrementColumnNames[0]
     this.autoIncrementIndex = autoInc === undefined ? -1 : schema.columnIndex(autoInc)
-    this.keyEncoder = keyEncoder(this.rowType, physicalPrimaryKeys)
+    const { physicalPrimaryKeys, primaryKeyEncoder, primaryKeyDecoder } = keys
+    this.physicalPrimaryKeys = physicalPrimaryKeys
+    this.keyEncoder = (primaryKeyEncoder ?? compactedPrimaryKeyEncoder)(this.rowType, physicalPrimaryKeys)
+    this.keyDecoder =
+      primaryKeyDecoder ?? (primaryKeyEncoder === undefined ? compactedPrimaryKeyDecoder : null)
   }
 
   columnNames(indexes: readonly number[]): string {
@@ -101,47 +119,14 @@ export class SchemaContext {
   }
 }
 
-/** Schema contexts of one table, cached by id, plus the latest one. */
-export class KvSchemas {
-  readonly #contexts = new Map<number, SchemaContext>()
-
-  constructor(
-    readonly source: KvSchemaSource,
-    readonly physicalPrimaryKeys: readonly string[],
-    readonly keyEncoder: PrimaryKeyEncoderFactory = compactedPrimaryKeyEncoder,
-  ) {}
-
-  latest(): SchemaContext {
-    const { schemaId, schema } = this.source.latest()
-    const cached = this.#contexts.get(schemaId)
-    if (cached !== undefined && cached.schema === schema) return cached
-    const context = new SchemaContext(schemaId, schema, this.physicalPrimaryKeys, this.keyEncoder)
-    this.#contexts.set(schemaId, context)
-    return context
+/** Decodes stored value bytes `[schemaId][row]` with the schema they name. */
+export function decodeKvValue(schemas: KvSchemaSource, bytes: Buffer): KvValue {
+  if (bytes.length < 2) {
+    throw new FlussError('CORRUPT_RECORD_EXCEPTION', `A KV value of ${bytes.length} bytes has no schema id`)
   }
-
-  /** The context of `schemaId`; SCHEMA_NOT_EXIST when the id is unknown. */
-  context(schemaId: number): SchemaContext {
-    const cached = this.#contexts.get(schemaId)
-    if (cached !== undefined) return cached
-    const schema = this.source.byId(schemaId)
-    if (schema === undefined) {
-      throw new FlussError('SCHEMA_NOT_EXIST', `Schema with ID ${schemaId} not found`)
-    }
-    const context = new SchemaContext(schemaId, schema, this.physicalPrimaryKeys, this.keyEncoder)
-    this.#contexts.set(schemaId, context)
-    return context
-  }
-
-  /** Decodes stored value bytes `[schemaId][row]` with the schema they name. */
-  decodeValue(bytes: Buffer): KvValue {
-    if (bytes.length < 2) {
-      throw new FlussError('CORRUPT_RECORD_EXCEPTION', `A KV value of ${bytes.length} bytes has no schema id`)
-    }
-    const schemaId = bytes.readInt16LE(0)
-    const row = this.context(schemaId).decoder.decode(bytes, 2)
-    return { schemaId, row, bytes }
-  }
+  const schemaId = bytes.readInt16LE(0)
+  const row = schemas.context(schemaId).decoder.decode(bytes, 2)
+  return { schemaId, row, bytes }
 }
 
 /** The row padded with trailing NULLs to `fieldCount` columns (rows of older schemas have fewer). */

@@ -3,9 +3,9 @@ import { autoIncrementKey, MemoryMetaStore } from '@sluice/core/metastore'
 import { decodeCompactedRow, decodeValue } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import { AutoIncrementIds, autoIncrementColumn, metaStoreAutoIncrementIds } from './auto-increment-ids.js'
-import { fixedSchemaSource } from './kv-schemas.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('k', notNull(DataTypes.STRING()))

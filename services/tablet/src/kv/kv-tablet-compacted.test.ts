@@ -3,8 +3,8 @@ import { MemoryLogRecords } from '@sluice/core/record'
 import { encodeCompactedRow } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fixedSchemaSource } from './kv-schemas.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('a', DataTypes.INT())

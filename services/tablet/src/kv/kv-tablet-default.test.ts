@@ -2,9 +2,9 @@ import { Schema } from '@sluice/core/metadata'
 import { decodeCompactedRow, decodeValue } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fixedSchemaSource } from './kv-schemas.js'
+import { readChangelog, readChangelogBatches, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import { SMALL_ROCKSDB_OPTIONS } from './rocksdb-kv.js'
-import { readChangelog, readChangelogBatches, TestingKvBatches, TestingKvBucket } from './testing.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('a', DataTypes.INT())

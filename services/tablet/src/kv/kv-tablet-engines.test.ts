@@ -2,8 +2,8 @@ import { AggFunctions, Schema } from '@sluice/core/metadata'
 import { Timestamp } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fixedSchemaSource } from './kv-schemas.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 let bucket: TestingKvBucket
 

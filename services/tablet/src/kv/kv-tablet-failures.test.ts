@@ -5,10 +5,10 @@ import { CompactedRowEncoder } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { LogTablet } from '../log/log-tablet.js'
-import { testBatch } from '../log/testing.js'
-import { fixedSchemaSource } from './kv-schemas.js'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
+import { testBatch } from '../testing/log.js'
 import type { KvChangelogLog } from './kv-tablet-types.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('id', DataTypes.INT())

@@ -2,8 +2,8 @@ import { Schema } from '@sluice/core/metadata'
 import { CompactedKeyEncoder, decodeCompactedRow, decodeValue } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
+import { TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import { prefixUpperBound } from './rocksdb-kv.js'
-import { TestingKvBatches, TestingKvBucket } from './testing.js'
 
 const schema = Schema.newBuilder()
   .column('a', DataTypes.INT())

@@ -1,8 +1,8 @@
 import { Schema } from '@sluice/core/metadata'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fixedSchemaSource } from './kv-schemas.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('a', DataTypes.INT())

@@ -3,14 +3,14 @@ import { AggFunctions, Schema } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fixedSchemaSource } from './kv-schemas.js'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
 import {
   bitmap64Of,
   bitmap64Values,
   deserializeBitmap64,
   serializeBitmap64,
 } from './rowmerger/aggregate/roaring-bitmap64.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 let bucket: TestingKvBucket
 

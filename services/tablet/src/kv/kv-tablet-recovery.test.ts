@@ -5,9 +5,9 @@ import { decodeCompactedRow, decodeValue } from '@sluice/core/row'
 import { DataTypes } from '@sluice/core/types'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LogTablet } from '../log/log-tablet.js'
-import { fixedSchemaSource } from './kv-schemas.js'
+import { readChangelog, TestingKvBatches, TestingKvBucket, testingLogOptions } from '../testing/kv.js'
 import { KvTablet } from './kv-tablet.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket, testingLogOptions } from './testing.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const schema = Schema.newBuilder()
   .column('k', DataTypes.STRING())

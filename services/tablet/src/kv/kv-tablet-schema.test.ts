@@ -5,8 +5,8 @@ import { MemoryLogRecords } from '@sluice/core/record'
 import { DataTypes } from '@sluice/core/types'
 import { CompressionType, compressionRegistry, tableFromIPC } from 'apache-arrow'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { KvSchemaSource } from './kv-schemas.js'
-import { readChangelog, TestingKvBatches, TestingKvBucket } from './testing.js'
+import { readChangelog, TestingKvBatches, TestingKvBucket } from '../testing/kv.js'
+import { fixedSchemaSource } from './table-schemas.js'
 
 const v1 = Schema.newBuilder()
   .column('id', DataTypes.INT())
@@ -18,16 +18,8 @@ const v2 = Schema.newBuilder()
   .column('note', DataTypes.STRING(), AggFunctions.LISTAGG())
   .build()
 
-/** A schema source whose latest schema can be moved forward (ALTER TABLE ADD COLUMN). */
-class EvolvingSchemas implements KvSchemaSource {
-  latestId = 1
-  latest() {
-    return { schemaId: this.latestId, schema: this.latestId === 1 ? v1 : v2 }
-  }
-  byId(id: number) {
-    return id === 1 ? v1 : id === 2 ? v2 : undefined
-  }
-}
+/** The schemas of a table at v1; `add(2, v2)` is ALTER TABLE ADD COLUMN. */
+const evolvingSchemas = () => fixedSchemaSource(1, v1)
 
 let bucket: TestingKvBucket
 
@@ -45,12 +37,12 @@ beforeAll(async () => {
 
 describe('schema evolution (ADD COLUMN last)', () => {
   it('merges rows of old and new schemas and writes the changelog in the latest schema', async () => {
-    const schemas = new EvolvingSchemas()
+    const schemas = evolvingSchemas()
     bucket = await TestingKvBucket.open(v1, { 'table.merge-engine': 'AGGREGATION' }, { schemas })
     const old = new TestingKvBatches(v1, 1)
     await bucket.kv.putAsLeader(old.batch([[1, 10n]]))
     await bucket.acknowledge()
-    schemas.latestId = 2
+    schemas.add(2, v2)
     const current = new TestingKvBatches(v2, 2)
     await bucket.kv.putAsLeader(
       old.batch([
@@ -81,7 +73,7 @@ describe('schema evolution (ADD COLUMN last)', () => {
   })
 
   it('refuses a batch of a schema newer than the latest', async () => {
-    bucket = await TestingKvBucket.open(v1, {}, { schemas: new EvolvingSchemas() })
+    bucket = await TestingKvBucket.open(v1, {}, { schemas: evolvingSchemas() })
     await expect(
       bucket.kv.putAsLeader(new TestingKvBatches(v2, 2).batch([[1, 1n, 'x']])),
     ).rejects.toMatchObject({

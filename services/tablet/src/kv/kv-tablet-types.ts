@@ -2,8 +2,7 @@ import type { Configuration } from '@sluice/core/config'
 import type { LogAppendInfo, LogReadParams, LogReadResult } from '../log/log-tablet-types.js'
 import type { BatchMetadata } from '../log/writer-state-entry.js'
 import type { AutoIncrementIds } from './auto-increment-ids.js'
-import type { PrimaryKeyDecoderFactory } from './kv-key-encoding.js'
-import type { KvSchemaSource, PrimaryKeyEncoderFactory } from './kv-schemas.js'
+import type { KvSchemaSource } from './kv-schemas.js'
 import type { RocksDbKvOptions } from './rocksdb-kv.js'
 
 /**
@@ -26,23 +25,13 @@ export interface KvChangelogLog {
 export interface KvTabletOptions {
   /** The bucket's log (its LogTablet). */
   readonly log: KvChangelogLog
-  /** The table's schemas (latest and by id). */
+  /**
+   * The table's schemas (latest and by id) and how its KV keys are made (`TableSchemas`). Recovery
+   * re-keys the changelog with that key encoding, so it must match the clients' key encoding.
+   */
   readonly schemas: KvSchemaSource
   /** Table properties (`TableInfo.tableConfig`): merge engine, delete behavior, changelog image, compression. */
   readonly tableConfig: Configuration
-  /** Primary key minus partition keys (`TableInfo.physicalPrimaryKeys`): the columns of a KV key. */
-  readonly physicalPrimaryKeys: readonly string[]
-  /**
-   * The KV key encoder (default: CompactedKeyEncoder of the physical primary key). Recovery re-keys
-   * the changelog with it, so it must match the clients' key encoding of the table.
-   */
-  readonly primaryKeyEncoder?: PrimaryKeyEncoderFactory
-  /**
-   * The decoder of those keys, for insert-if-not-exists lookups (default: CompactedKeyDecoder when
-   * `primaryKeyEncoder` is the default too; such lookups are refused when only the encoder is given).
-   * `kvKeyEncoding(tableInfo)` gives both.
-   */
-  readonly primaryKeyDecoder?: PrimaryKeyDecoderFactory
   /** `kv.rocksdb.*` settings (`rocksDbKvOptions(serverConf)`). */
   readonly rocksDb: RocksDbKvOptions
   /** `kv.recover.log-record-batch.max-size`: log bytes read at once while rebuilding. */

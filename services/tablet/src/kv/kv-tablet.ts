@@ -5,12 +5,11 @@ import { SerialExecutor } from '@sluice/core/util'
 import { type ChangelogBuilder, changelogBuilderFor } from './changelog-builder.js'
 import { KvFlusher } from './kv-flusher.js'
 import { insertIfNotExistsBatch } from './kv-insert.js'
-import { compactedPrimaryKeyDecoder } from './kv-key-encoding.js'
 import type { KvMeta } from './kv-meta.js'
 import { KvPreWriteBuffer } from './kv-pre-write-buffer.js'
 import { KvPutter } from './kv-put.js'
 import { isMetaConsistent, type ReplayResult, replayChangelog } from './kv-recovery.js'
-import { KvSchemas } from './kv-schemas.js'
+import type { KvSchemaSource } from './kv-schemas.js'
 import type { KvChangelogLog, KvPutOptions, KvPutResult, KvTabletOptions } from './kv-tablet-types.js'
 import { RocksDbKv } from './rocksdb-kv.js'
 import { createRowMerger } from './rowmerger/create-row-merger.js'
@@ -29,7 +28,7 @@ import type { RowMerger } from './rowmerger/row-merger.js'
  */
 export class KvTablet {
   readonly #log: KvChangelogLog
-  readonly #schemas: KvSchemas
+  readonly #schemas: KvSchemaSource
   readonly #rocks: RocksDbKv
   readonly #buffer: KvPreWriteBuffer
   readonly #options: KvTabletOptions
@@ -45,7 +44,7 @@ export class KvTablet {
   private constructor(
     options: KvTabletOptions,
     parts: {
-      schemas: KvSchemas
+      schemas: KvSchemaSource
       merger: RowMerger
       changelog: ChangelogBuilder
       rocks: RocksDbKv
@@ -105,7 +104,7 @@ export class KvTablet {
 
   static async #open(dir: string, options: KvTabletOptions, rebuild: boolean): Promise<KvTablet | null> {
     await initArrowCodecs()
-    const schemas = new KvSchemas(options.schemas, options.physicalPrimaryKeys, options.primaryKeyEncoder)
+    const schemas = options.schemas
     const merger = createRowMerger(options.tableConfig, schemas)
     const changelog = changelogBuilderFor(options.tableConfig)
     let rocks = await RocksDbKv.open(dir, options.rocksDb)
@@ -205,16 +204,14 @@ export class KvTablet {
    * ids assigned), as a partial update of the primary key: existing keys stay unchanged.
    */
   insertIfNotExists(keys: readonly Buffer[]): Promise<KvPutResult> {
-    const { primaryKeyEncoder, primaryKeyDecoder } = this.#options
-    const decoder = primaryKeyDecoder ?? (primaryKeyEncoder === undefined ? compactedPrimaryKeyDecoder : null)
-    if (decoder === null) {
+    const latest = this.#schemas.latest()
+    if (latest.keyDecoder === null) {
       throw new FlussError(
         'INVALID_REQUEST',
         'Lookups with insert-if-not-exists need a decoder of the primary keys.',
       )
     }
-    const latest = this.#schemas.latest()
-    const batch = insertIfNotExistsBatch(latest, this.#options.physicalPrimaryKeys, keys, decoder)
+    const batch = insertIfNotExistsBatch(latest, keys, latest.keyDecoder)
     return this.putAsLeader(batch, { targetColumns: latest.primaryKeyIndexes })
   }
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LogRecordBatch, MemoryLogRecords } from '@sluice/core/record'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { testBatch } from '../testing/log.js'
 import { nodeFileIO } from './file-io.js'
 import { type BatchPlacement, LogSegment, type LogSegmentConfig } from './log-segment.js'
-import { testBatch } from './testing.js'
 
 const config: LogSegmentConfig = { indexIntervalBytes: 200, indexMaxEntries: 100, scanChunkBytes: 256 }
 let dir: string

@@ -7,14 +7,14 @@ import { fileURLToPath } from 'node:url'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { build, type Plugin } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { testBatch } from '../testing/log.js'
 import { LogTablet } from './log-tablet.js'
-import { testBatch } from './testing.js'
 
 /*
  * The child runs the real LogTablet code. It cannot import TypeScript, so beforeAll bundles this
- * directory's index.ts (and the @sluice/core sources it imports) with esbuild into one ESM file in
- * a temp directory; npm packages stay external, imported by absolute path. No tsc build and no
- * writes into the source tree.
+ * directory's index.ts and the test batch builder (and the @sluice/core sources they import) with
+ * esbuild into one ESM file in a temp directory; npm packages stay external, imported by absolute
+ * path. No tsc build and no writes into the source tree.
  */
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -38,7 +38,11 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sluice-crash-'))
   bundlePath = join(work, 'log-bundle.mjs')
   await build({
-    entryPoints: [join(here, 'index.ts')],
+    stdin: {
+      contents: "export * from './index.ts'\nexport { testBatch } from '../testing/log.ts'\n",
+      resolveDir: here,
+      loader: 'ts',
+    },
     bundle: true,
     platform: 'node',
     format: 'esm',

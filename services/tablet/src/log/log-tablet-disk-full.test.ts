@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { FlussError } from '@sluice/core/errors'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { FaultInjectingFileIO, TestingClock, testBatch } from '../testing/log.js'
 import { LogTablet } from './log-tablet.js'
 import type { LogTabletOptions } from './log-tablet-types.js'
-import { FaultInjectingFileIO, TestingClock, testBatch } from './testing.js'
 
 let dir: string
 let io: FaultInjectingFileIO

@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { FlussError } from '@sluice/core/errors'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { TestingClock, testBatch } from '../testing/log.js'
 import { LogTablet } from './log-tablet.js'
 import type { FetchIsolation } from './log-tablet-types.js'
-import { TestingClock, testBatch } from './testing.js'
 
 let dir: string
 let clock: TestingClock

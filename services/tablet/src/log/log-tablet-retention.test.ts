@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { TestingClock, testBatch } from '../testing/log.js'
 import { LogTablet } from './log-tablet.js'
 import type { LogTabletOptions } from './log-tablet-types.js'
-import { TestingClock, testBatch } from './testing.js'
 
 let dir: string
 let clock: TestingClock

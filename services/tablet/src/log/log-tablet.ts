@@ -119,14 +119,23 @@ export class LogTablet {
    * batch of an idempotent writer returns its original offsets with `duplicate: true`. The buffer is
    * patched in place (offsets, timestamps) and written as is.
    */
-  async appendAsLeader(records: Uint8Array): Promise<LogAppendInfo> {
-    const validated = validateRecords(records, this.#options.segmentBytes, this.name)
+  async appendAsLeader(records: Uint8Array | ValidatedRecords): Promise<LogAppendInfo> {
+    const validated = records instanceof Uint8Array ? this.validate(records) : records
     return this.#mutate('append', () => this.#appendAsLeader(validated))
+  }
+
+  /**
+   * Parses and validates a request's batches for this log (framing, magic, CRC, counts; all or
+   * nothing; RECORD_TOO_LARGE_EXCEPTION beyond a segment). The result can be checked further and
+   * then appended as it is, without being parsed again.
+   */
+  validate(records: Uint8Array): ValidatedRecords {
+    return validateRecords(records, this.#options.segmentBytes, this.name)
   }
 
   /** Appends batches fetched from the leader: offsets and timestamps kept, continuity checked. */
   async appendAsFollower(records: Uint8Array): Promise<LogAppendInfo> {
-    const validated = validateRecords(records, this.#options.segmentBytes, this.name)
+    const validated = this.validate(records)
     return this.#mutate('follower append', () => this.#appendAsFollower(validated))
   }
 

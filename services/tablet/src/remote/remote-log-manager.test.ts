@@ -6,8 +6,8 @@ import { remoteLogKey } from '@sluice/core/metastore'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LogTablet } from '../log/index.js'
+import { appendHarnessBatches, openRemoteLogHarness, type RemoteLogHarness } from '../testing/remote-log.js'
 import { RemoteLogManager, runPeriodMs } from './remote-log-manager.js'
-import { appendBatches, openRemoteLogHarness, type RemoteLogHarness } from './remote-log-testing.js'
 
 let h: RemoteLogHarness
 const extraDirs: string[] = []
@@ -42,7 +42,7 @@ describe('RemoteLogManager', () => {
 
   it('does nothing when remote.log.task-interval-duration is 0', async () => {
     h = await openRemoteLogHarness({ manager: { taskIntervalMs: 0 } })
-    await appendBatches(h, 12)
+    await appendHarnessBatches(h, 12)
     h.tablet.updateHighWatermark(h.tablet.logEndOffset)
     h.manager.startLeader(h.replica())
     expect(h.manager.enabled).toBe(false)
@@ -54,7 +54,7 @@ describe('RemoteLogManager', () => {
 
   it('runs each leader bucket on its timer until leadership is lost', async () => {
     h = await openRemoteLogHarness({ manager: { taskIntervalMs: 5, random: () => 0 } })
-    await appendBatches(h, 12)
+    await appendHarnessBatches(h, 12)
     h.tablet.updateHighWatermark(h.tablet.logEndOffset)
     const sealed = (await h.tablet.sealedSegments()).length
     h.manager.startLeader(h.replica())
@@ -70,7 +70,7 @@ describe('RemoteLogManager', () => {
 
   it('stops a running task at its next step: nothing is committed after stop', async () => {
     h = await openRemoteLogHarness()
-    await appendBatches(h, 12)
+    await appendHarnessBatches(h, 12)
     h.tablet.updateHighWatermark(h.tablet.logEndOffset)
     h.blobStore.faults.inject({ ops: ['upload'], mode: 'hang' })
     await h.restart({ retry: { operationTimeoutMs: 200 } })
@@ -88,7 +88,7 @@ describe('RemoteLogManager', () => {
     h.tableOptions.datalakeFreshnessMs = 60_000
     h.manager.startLeader(h.replica())
     expect(await h.manager.runOnce(h.bucket)).toMatchObject({ rolled: false })
-    await appendBatches(h, 1, 0)
+    await appendHarnessBatches(h, 1, 0)
     h.tablet.updateHighWatermark(h.tablet.logEndOffset)
     h.clock.advance(29_000)
     expect(await h.manager.runOnce(h.bucket)).toMatchObject({ rolled: false, uploaded: 0 })
@@ -99,7 +99,7 @@ describe('RemoteLogManager', () => {
     h.clock.advance(60_000)
     expect(await h.manager.runOnce(h.bucket)).toMatchObject({ rolled: false })
     h.tableOptions.datalakeEnabled = false
-    await appendBatches(h, 1, 0)
+    await appendHarnessBatches(h, 1, 0)
     h.clock.advance(60_000)
     expect(await h.manager.runOnce(h.bucket)).toMatchObject({ rolled: false })
   })
@@ -117,7 +117,7 @@ describe('RemoteLogManager', () => {
       maxQueuedOperations: 100,
       clock: h.clock,
     })
-    await appendBatches(h, 16)
+    await appendHarnessBatches(h, 16)
     const { records } = await h.tablet.read({
       fetchOffset: 0,
       maxBytes: 1 << 20,
@@ -154,7 +154,7 @@ describe('RemoteLogManager', () => {
 
   it('deletes a dropped bucket remote log entirely', async () => {
     h = await openRemoteLogHarness({ manager: { manifestInlineBytesMax: 0 } })
-    await appendBatches(h, 12)
+    await appendHarnessBatches(h, 12)
     h.tablet.updateHighWatermark(h.tablet.logEndOffset)
     h.manager.startLeader(h.replica())
     await h.manager.runOnce(h.bucket)

@@ -8,15 +8,15 @@ import { MemoryLogRecords } from '@sluice/core/record'
 import { RemoteLogManifestStore, readRemoteBatches } from '@sluice/core/remotelog'
 import { afterEach, describe, expect, it } from 'vitest'
 import { OffsetIndex } from '../log/index.js'
+import {
+  appendHarnessBatches,
+  harnessBatchOffsets,
+  openRemoteLogHarness,
+  type RemoteLogHarness,
+} from '../testing/remote-log.js'
 import { RemoteIndexCache } from './remote-index-cache.js'
 import { RemoteLogReader } from './remote-log-reader.js'
 import { RemoteLogStats } from './remote-log-stats.js'
-import {
-  appendBatches,
-  batchOffsets,
-  openRemoteLogHarness,
-  type RemoteLogHarness,
-} from './remote-log-testing.js'
 
 let h: RemoteLogHarness
 let blobRoot: string | null = null
@@ -32,7 +32,7 @@ async function tiered(
   options: Parameters<typeof openRemoteLogHarness>[0] = {},
 ): Promise<{ offsets: number[]; reader: RemoteLogReader }> {
   h = await openRemoteLogHarness(options)
-  const offsets = await appendBatches(h, 30)
+  const offsets = await appendHarnessBatches(h, 30)
   h.tablet.updateHighWatermark(h.tablet.logEndOffset)
   h.manager.startLeader(h.replica())
   const run = await h.manager.runOnce(h.bucket)
@@ -70,13 +70,13 @@ describe('RemoteLogReader for our SDK', () => {
     const { offsets, reader } = await tiered()
     const target = (offsets[3] as number) + 1
     const one = await reader.read({ fetchOffset: target, maxBytes: 1, minOneMessage: true })
-    expect(batchOffsets(one.records)).toEqual([offsets[3]])
+    expect(harnessBatchOffsets(one.records)).toEqual([offsets[3]])
     expect(
       (await reader.read({ fetchOffset: target, maxBytes: 1, minOneMessage: false })).records.length,
     ).toBe(0)
     const segmentEnd = one.segment.endOffset
     const all = await reader.read({ fetchOffset: target, maxBytes: 1 << 20, minOneMessage: true })
-    expect(batchOffsets(all.records)).toEqual(
+    expect(harnessBatchOffsets(all.records)).toEqual(
       offsets.filter(o => o >= (offsets[3] as number) && o < segmentEnd),
     )
   })
@@ -203,7 +203,7 @@ describe('RemoteLogReader for Fluss clients', () => {
 describe('readRemoteBatches', () => {
   it('reads across many small ranged GETs and stops at batch boundaries', async () => {
     h = await openRemoteLogHarness()
-    const offsets = await appendBatches(h, 3)
+    const offsets = await appendHarnessBatches(h, 3)
     const { records } = await h.tablet.read({
       fetchOffset: 0,
       maxBytes: 1 << 20,
@@ -224,14 +224,14 @@ describe('readRemoteBatches', () => {
       where: 'test',
     }
     const oneBatch = records.length / 3
-    expect(batchOffsets(await readRemoteBatches(read, { ...params, maxBytes: 2 * oneBatch }))).toEqual(
+    expect(harnessBatchOffsets(await readRemoteBatches(read, { ...params, maxBytes: 2 * oneBatch }))).toEqual(
       offsets.slice(1),
     )
     expect(gets.length).toBeGreaterThan(1)
-    expect(batchOffsets(await readRemoteBatches(read, { ...params, maxBytes: 1 << 20 }))).toEqual(
+    expect(harnessBatchOffsets(await readRemoteBatches(read, { ...params, maxBytes: 1 << 20 }))).toEqual(
       offsets.slice(1),
     )
-    expect(batchOffsets(await readRemoteBatches(read, { ...params, maxBytes: oneBatch }))).toEqual([
+    expect(harnessBatchOffsets(await readRemoteBatches(read, { ...params, maxBytes: oneBatch }))).toEqual([
       offsets[1],
     ])
     await expect(

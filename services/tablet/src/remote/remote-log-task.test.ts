@@ -5,11 +5,11 @@ import { RemoteLogManifestStore } from '@sluice/core/remotelog'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SealedSegment } from '../log/index.js'
 import {
-  appendBatches,
+  appendHarnessBatches,
   failingDeletes,
   openRemoteLogHarness,
   type RemoteLogHarness,
-} from './remote-log-testing.js'
+} from '../testing/remote-log.js'
 
 let h: RemoteLogHarness
 let sealed: SealedSegment[]
@@ -38,7 +38,7 @@ async function expectConsistent(): Promise<void> {
 
 beforeEach(async () => {
   h = await openRemoteLogHarness()
-  await appendBatches(h, 24)
+  await appendHarnessBatches(h, 24)
   sealed = await h.tablet.sealedSegments()
   expect(sealed.length).toBeGreaterThanOrEqual(5)
 })
@@ -261,7 +261,7 @@ describe('RemoteLogTask fencing and faults', () => {
     h.manager.startLeader(h.replica())
     const pending = h.manager.runOnce(h.bucket)
     const end = h.tablet.logEndOffset
-    await appendBatches(h, 5)
+    await appendHarnessBatches(h, 5)
     expect(h.tablet.logEndOffset).toBe(end + 10)
     const run = await pending
     expect(run?.error?.errorName).toBe('REQUEST_TIME_OUT')

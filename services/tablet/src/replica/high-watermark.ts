@@ -1,12 +1,15 @@
+import type { KvTablet } from '../kv/index.js'
 import type { LogTablet } from '../log/index.js'
 import type { Replica } from './replica.js'
 import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
 
 /**
- * Moves a replica's high watermark and tells `onHighWatermarkAdvanced`. On a leader with a
- * `beforeHighWatermarkAdvance` hook (a KV bucket flushing its pre-write buffer first) moves run
- * one after another, asynchronously, and only while the replica still leads the epoch they were
- * computed in.
+ * Moves a replica's high watermark and tells `onHighWatermarkAdvanced`. The leader of a
+ * primary-key bucket (`kvTablet` given) never moves it past what its KvTablet has flushed: the
+ * pre-write buffer is flushed up to the candidate first, so that when an acks=all write completes,
+ * lookups already see it (Fluss clamps the high watermark to the KV flushed offset), and while the
+ * KvTablet is not open the high watermark stays. Such moves run one after another, asynchronously,
+ * and only while the replica still leads the epoch they were computed in.
  */
 export class HighWatermarkMover {
   #chain: Promise<unknown> = Promise.resolve()
@@ -17,19 +20,22 @@ export class HighWatermarkMover {
     private readonly hooks: ReplicaHooks | undefined,
     private readonly warn: ReplicaWarn,
     private readonly onGatedMove: () => void,
+    /** The open KvTablet of a primary-key leader; undefined for buckets without one (log tables). */
+    private readonly kvTablet: (() => KvTablet | null) | undefined,
   ) {}
 
   /** Moves the leader's high watermark toward `candidate`; true when it moved now (not gated). */
   advanceLeader(candidate: number, leaderEpoch: number): boolean {
-    const gate = this.hooks?.beforeHighWatermarkAdvance
-    if (gate === undefined || this.hooks?.gatesHighWatermark?.(this.replica) === false)
-      return this.#set(candidate)
+    const kvTablet = this.kvTablet
+    if (kvTablet === undefined) return this.#set(candidate)
     const leads = () => this.replica.isLeader && this.replica.leaderEpoch === leaderEpoch
     this.#chain = this.#chain
       .then(async () => {
         if (!leads() || candidate <= this.log.highWatermark) return
-        const allowed = await gate(this.replica, candidate)
-        if (leads() && this.#set(Math.min(allowed, candidate))) this.onGatedMove()
+        const kv = kvTablet()
+        if (kv === null) return
+        const flushed = await kv.flush(candidate)
+        if (leads() && this.#set(Math.min(flushed, candidate))) this.onGatedMove()
       })
       .catch(e => this.warn(`moving the high watermark of ${this.replica.name} failed`, e))
     return false

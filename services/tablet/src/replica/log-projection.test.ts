@@ -2,7 +2,7 @@ import { ArrowBatchReader, ArrowBatchWriter, projectRowType } from '@sluice/core
 import { FlussError } from '@sluice/core/errors'
 import { buildLogBatch, LOG_OVERHEAD, MemoryLogRecords } from '@sluice/core/record'
 import { describe, expect, it } from 'vitest'
-import { LOG_SCHEMA, rows } from '../tablet/testing.js'
+import { LOG_SCHEMA, rows } from '../testing/cluster.js'
 import { checkProjectedFields, projectLogRecords } from './log-projection.js'
 
 const rowType = LOG_SCHEMA.rowType

@@ -2,12 +2,9 @@ import { readRecordBatchInfo } from '@sluice/core/arrow'
 import { TABLE_LOG_FORMAT } from '@sluice/core/config'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import { tablePathToString } from '@sluice/core/metadata'
-import { MemoryLogRecords } from '@sluice/core/record'
 import type { RowType } from '@sluice/core/types'
+import type { ValidatedRecords } from '../log/index.js'
 import type { Replica } from './replica.js'
-
-/** The row type a schema id of a table names; SCHEMA_NOT_EXIST when the id is unknown. */
-export type SchemaRowTypes = (tableId: number, schemaId: number) => RowType | Promise<RowType>
 
 function corrupt(replica: Replica, batchIndex: number, message: string): FlussError {
   return new FlussError(
@@ -18,8 +15,10 @@ function corrupt(replica: Replica, batchIndex: number, message: string): FlussEr
 
 /**
  * Checks, on the leader and before anything is appended, that a produce request's records fit the
- * table (a batch that does not would block every reader of the bucket once stored):
+ * table (a batch that does not would block every reader of the bucket once stored), and returns
+ * them parsed, to be appended as they are:
  *  - primary-key tables take no PRODUCE_LOG (their log is written by PUT_KV);
+ *  - every batch is whole and intact (the log's own validation: framing, magic, CRC, counts);
  *  - each ARROW batch names a schema id the table has, and its Arrow message header holds as
  *    many rows as the batch header and as many field nodes as that schema has columns.
  * Only headers are read (no row is decoded). Any failure refuses the bucket's records whole.
@@ -27,8 +26,7 @@ function corrupt(replica: Replica, batchIndex: number, message: string): FlussEr
 export async function validateProduceRecords(
   replica: Replica,
   records: Uint8Array,
-  rowTypeOf: SchemaRowTypes,
-): Promise<void> {
+): Promise<ValidatedRecords> {
   const { tableInfo } = replica
   if (tableInfo.hasPrimaryKey) {
     throw new FlussError(
@@ -36,26 +34,22 @@ export async function validateProduceRecords(
       `Table ${tablePathToString(tableInfo.tablePath)} is not a Log Table and doesn't support AppendWriter.`,
     )
   }
-  if (tableInfo.tableConfig.get(TABLE_LOG_FORMAT) !== 'ARROW') return
-  let index = 0
-  for (const batch of new MemoryLogRecords(records).batches()) {
+  const validated = replica.logTablet.validate(records)
+  if (tableInfo.tableConfig.get(TABLE_LOG_FORMAT) !== 'ARROW') return validated
+  for (let index = 0; index < validated.batches.length; index++) {
+    const batch = validated.batches[index]
     const payload = batch.arrowPayload()
     if (batch.recordCount > 0 || payload.length > 0) {
-      const rowType = await schemaRowType(replica, index, batch.schemaId, rowTypeOf)
+      const rowType = await schemaRowType(replica, index, batch.schemaId)
       checkArrowShape(replica, index, payload, batch.recordCount, rowType)
     }
-    index++
   }
+  return validated
 }
 
-async function schemaRowType(
-  replica: Replica,
-  index: number,
-  schemaId: number,
-  rowTypeOf: SchemaRowTypes,
-): Promise<RowType> {
+async function schemaRowType(replica: Replica, index: number, schemaId: number): Promise<RowType> {
   try {
-    return await rowTypeOf(replica.tableBucket.tableId, schemaId)
+    return await replica.schemas.rowType(schemaId)
   } catch (e) {
     if (isFlussError(e) && e.errorName === 'SCHEMA_NOT_EXIST')
       throw corrupt(replica, index, `the table has no schema with id ${schemaId}`)

@@ -8,7 +8,6 @@ import { checkProjectedFields } from './log-projection.js'
 import { readProjected, type StoredRead } from './projected-read.js'
 import type { Replica } from './replica.js'
 import { FETCH_FROM_EARLIEST_OFFSET } from './replica-types.js'
-import type { SchemaCache } from './schema-cache.js'
 
 /** The part of a bucket's remote log that serves fetches below the local log start. */
 export interface RemoteFetchSource {
@@ -24,7 +23,6 @@ export interface RemoteFetchSource {
 
 export interface ReadContext {
   getReplicaOrException(bucket: TableBucket): Replica
-  readonly schemas: SchemaCache
   /** The remote log of a bucket led here; null (or absent) when it has none. */
   remoteLogReader?(bucket: TableBucket): RemoteFetchSource | null
 }
@@ -78,7 +76,7 @@ async function readBucket(
   const local: StoredRead = (fetchOffset, max, minOne) =>
     replica.readRecords({ fetchOffset, maxBytes: max, minOneMessage: minOne, replicaId: params.replicaId })
   try {
-    const read = await readMaybeProjected(context, req, local, maxBytes, minOneMessage)
+    const read = await readMaybeProjected(replica, req, local, maxBytes, minOneMessage)
     return {
       tableBucket,
       highWatermark: read.highWatermark,
@@ -100,21 +98,20 @@ async function readBucket(
       const { records } = await remote.read({ fetchOffset, maxBytes: max, minOneMessage: minOne })
       return { ...bounds, records }
     }
-    const read = await readMaybeProjected(context, req, fromRemote, maxBytes, minOneMessage)
+    const read = await readMaybeProjected(replica, req, fromRemote, maxBytes, minOneMessage)
     return { ...head, records: read.records }
   }
 }
 
 function readMaybeProjected(
-  context: ReadContext,
+  replica: Replica,
   req: FetchReqInfo,
   read: StoredRead,
   maxBytes: number,
   minOneMessage: boolean,
 ): Promise<LogReadResult> {
   if (req.projectedFields === null) return read(req.fetchOffset, maxBytes, minOneMessage)
-  const { tableId } = req.tableBucket
-  return readProjected(read, schemaId => context.schemas.rowType(tableId, schemaId), {
+  return readProjected(read, schemaId => replica.schemas.rowType(schemaId), {
     fetchOffset: req.fetchOffset,
     maxBytes,
     minOneMessage,

@@ -2,14 +2,15 @@ import type { Replica } from './replica.js'
 import type { IsrUpdateOutcome } from './replica-isr-writes.js'
 
 /**
- * Where other bucket components plug into a replica's leadership (the KV tablet of a primary-key
- * bucket, the remote log task). Every hook is optional.
+ * Where other bucket components plug into a replica's leadership (the remote log task; the
+ * replica's own KvTablet is not one of them). Every hook is optional.
  */
 export interface ReplicaHooks {
   /**
-   * The replica became leader at a new leader epoch. It takes writes (and should take lookups)
-   * only once the returned promise resolves: a primary-key bucket rebuilds its KV state here. A
-   * rejection keeps the replica refusing writes with that error until the next leadership change.
+   * The replica became leader at a new leader epoch. It takes writes (and lookups) only once the
+   * returned promise resolves and, for a primary-key bucket, its KvTablet opened after it (it may
+   * read what the hook prepared, e.g. remote segments). A rejection keeps the replica refusing
+   * writes with that error until the next leadership change.
    */
   onBecomeLeader?(replica: Replica): Promise<void>
   /**
@@ -17,17 +18,6 @@ export interface ReplicaHooks {
    * follower at a new leader epoch.
    */
   onBecomeFollower?(replica: Replica): Promise<void>
-  /**
-   * Before the leader's high watermark moves to `candidate`: resolves with the highest offset it
-   * may move to (a KV bucket flushes its pre-write buffer up to the candidate and answers what it
-   * flushed). Without this hook the high watermark moves at once.
-   */
-  beforeHighWatermarkAdvance?(replica: Replica, candidate: number): Promise<number>
-  /**
-   * Whether `beforeHighWatermarkAdvance` applies to this replica (default: yes). Replicas it does
-   * not apply to (log tables) move their high watermark at once.
-   */
-  gatesHighWatermark?(replica: Replica): boolean
   /** After the leader's or follower's high watermark moved (e.g. remote log upload may proceed). */
   onHighWatermarkAdvanced?(replica: Replica, highWatermark: number): void
   /**

@@ -1,8 +1,6 @@
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import { afterEach, describe, expect, it } from 'vitest'
-import { testBatch } from '../log/index.js'
-import { maximalIsr } from './isr-state.js'
-import { LeaderIsr } from './replica-isr.js'
+import { testBatch } from '../testing/log.js'
 import {
   appendBatches,
   createTestReplica,
@@ -10,7 +8,9 @@ import {
   leaderAndIsr,
   settle,
   type TestReplica,
-} from './testing.js'
+} from '../testing/replica.js'
+import { maximalIsr } from './isr-state.js'
+import { LeaderIsr } from './replica-isr.js'
 
 const MAX_LAG_MS = 1000
 

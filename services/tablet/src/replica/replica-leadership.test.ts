@@ -3,10 +3,16 @@ import { join } from 'node:path'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { afterEach, describe, expect, it } from 'vitest'
-import { testBatch } from '../log/index.js'
+import { testBatch } from '../testing/log.js'
+import {
+  appendBatches,
+  createTestReplica,
+  followerFetch,
+  leaderAndIsr,
+  type TestReplica,
+} from '../testing/replica.js'
 import { LEADER_EPOCH_CHECKPOINT_FILE } from './leader-epoch-cache.js'
 import { OffsetType } from './replica-types.js'
-import { appendBatches, createTestReplica, followerFetch, leaderAndIsr, type TestReplica } from './testing.js'
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void
@@ -136,22 +142,5 @@ describe('replica leadership', () => {
       t.replica.getOffset({ followerServerId: -1, offsetType: 77, startTimestamp: null }),
     )
     expect(isFlussError(await unknown, 'INVALID_REQUEST')).toBe(true)
-  })
-
-  it('moves the high watermark only as far as beforeHighWatermarkAdvance allows (KV flushed offset)', async () => {
-    const allowed: number[] = []
-    t = await createTestReplica({
-      hooks: {
-        beforeHighWatermarkAdvance: async (_, candidate) => {
-          allowed.push(candidate)
-          return Math.min(candidate, 2)
-        },
-      },
-    })
-    t.replica.makeLeader(leaderAndIsr(1, 0, [1]))
-    await appendBatches(t.replica, 3)
-    expect(await t.replica.maybeIncrementLeaderHighWatermark()).toBe(false)
-    expect(t.replica.logTablet.highWatermark).toBe(2)
-    expect(allowed).toContain(3)
   })
 })

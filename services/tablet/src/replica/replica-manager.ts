@@ -15,16 +15,19 @@ import { FlussError, toFlussError } from '@sluice/core/errors'
 import type { TableBucket } from '@sluice/core/metadata'
 import { tableBucketKey, tableBucketToString } from '@sluice/core/metadata'
 import { type Clock, SerialExecutor } from '@sluice/core/util'
-import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane } from '../control-plane/control-plane.js'
+import type { ForwardedLookup, KeyForwarder, KvManager } from '../kv/index.js'
 import { LogTablet, type LogTabletOptions } from '../log/index.js'
-import { appendRecordsToLog, awaitReplication, type ProduceEntry } from './append-to-log.js'
+import { appendRecordsToLog, type ProduceEntry } from './append-to-log.js'
 import type { DelayedFetchLog } from './delay/delayed-fetch-log.js'
 import { DelayedOperationManager } from './delay/delayed-operation-manager.js'
 import type { DelayedWrite, WriteResultForBucket } from './delay/delayed-write.js'
 import { fetchLogRecords } from './fetch-log-records.js'
 import type { FetchLogResultForBucket, FetchParams, FetchReqInfo } from './fetch-types.js'
 import type { ReplicaFetcherManager } from './fetcher/replica-fetcher-manager.js'
+import { type KeysOfBucket, type LimitScanResult, limitScan, lookups, prefixLookups } from './kv-reads.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
+import { type KvEntry, type PutKvParams, putRecordsToKv } from './put-to-kv.js'
 import type { RemoteFetchSource } from './read-from-log.js'
 import { Replica } from './replica.js'
 import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
@@ -45,15 +48,17 @@ export interface ReplicaManagerOptions {
   readonly serverId: number
   readonly dataDir: string
   readonly config: Configuration
-  readonly catalog: TabletCatalog
+  readonly controlPlane: ControlPlane
   readonly clock: Clock
   readonly metadataCache: TabletMetadataCache
   /** Builds the follower fetchers; it may call back into this manager for replicas. */
   readonly createFetcherManager: (manager: ReplicaManager) => ReplicaFetcherManager
-  /** Writes leaders' ISR changes; default: through `catalog.adjustIsr`. */
+  /** Writes leaders' ISR changes; default: through `controlPlane.adjustIsr`. */
   readonly isrWriter?: IsrWriter
-  /** Plug-ins to every replica's leadership (KV tablets, remote log). */
+  /** Plug-ins to every replica's leadership (the remote log). */
   readonly hooks?: ReplicaHooks
+  /** Opens and closes the KvTablets of the primary-key buckets led here. */
+  readonly kvManager?: KvManager
   /** The remote log of a bucket led here (fetches below the local log start, earliest offsets). */
   readonly remoteLogReader?: (bucket: TableBucket) => RemoteFetchSource | null
   readonly warn?: ReplicaWarn
@@ -62,16 +67,16 @@ export interface ReplicaManagerOptions {
 /**
  * The replicas hosted on this tablet server, keyed by bucket (Fluss's `ReplicaManager`): creates
  * them on NOTIFY_LEADER_AND_ISR, makes them leaders or followers, stops them, and routes produce,
- * fetch and list-offsets requests to them. Acks=all writes and long-poll fetches wait in the
- * delayed-operation managers, woken whenever a bucket's log or high watermark moves.
+ * put, fetch, lookup, limit-scan and list-offsets requests to them. Acks=all writes and long-poll
+ * fetches wait in the delayed-operation managers, woken whenever a bucket's log or high watermark
+ * moves.
  */
 export class ReplicaManager {
   readonly serverId: number
-  readonly catalog: TabletCatalog
+  readonly controlPlane: ControlPlane
   readonly metadataCache: TabletMetadataCache
+  /** The schemas of the hosted tables (produce validation, projection, KV tablets). */
   readonly schemas: SchemaCache
-  /** Row types by (table id, schema id): produce validation and projection. */
-  readonly schemaRowTypes = (tableId: number, schemaId: number) => this.schemas.rowType(tableId, schemaId)
   readonly delayedWrites: DelayedOperationManager<DelayedWrite>
   readonly delayedFetches: DelayedOperationManager<DelayedFetchLog>
   readonly fetcherManager: ReplicaFetcherManager
@@ -85,9 +90,9 @@ export class ReplicaManager {
   constructor(options: ReplicaManagerOptions) {
     this.#options = options
     this.serverId = options.serverId
-    this.catalog = options.catalog
+    this.controlPlane = options.controlPlane
     this.metadataCache = options.metadataCache
-    this.schemas = new SchemaCache(options.catalog)
+    this.schemas = new SchemaCache(options.controlPlane)
     const maxDelayed = options.config.get(SLUICE_TABLET_SERVER_MAX_DELAYED_OPERATIONS)
     this.delayedWrites = new DelayedOperationManager('delayed writes', maxDelayed)
     this.delayedFetches = new DelayedOperationManager('delayed fetches', maxDelayed)
@@ -205,12 +210,35 @@ export class ReplicaManager {
     return fetchLogRecords(this, params, reqs, signal)
   }
 
-  /** acks=all of PUT_KV: waits like a produce for the high watermark to pass each bucket's write. */
-  awaitReplication(
-    timeoutMs: number,
-    results: readonly WriteResultForBucket[],
+  /** PUT_KV (see `putRecordsToKv`); keys of other buckets go there through `forwarder`. */
+  putRecordsToKv(
+    params: PutKvParams,
+    entries: readonly KvEntry[],
+    forwarder?: KeyForwarder,
   ): Promise<WriteResultForBucket[]> {
-    return awaitReplication(this, timeoutMs, results)
+    return putRecordsToKv(this, params, entries, forwarder)
+  }
+
+  /** LOOKUP (see `lookups`). */
+  lookups(
+    params: ForwardedLookup,
+    buckets: readonly KeysOfBucket[],
+    forwarder?: KeyForwarder,
+  ): Promise<BucketResult<(Buffer | null)[]>[]> {
+    return lookups(this, params, buckets, forwarder)
+  }
+
+  /** PREFIX_LOOKUP (see `prefixLookups`). */
+  prefixLookups(
+    buckets: readonly KeysOfBucket[],
+    forwarder?: KeyForwarder,
+  ): Promise<BucketResult<Buffer[][]>[]> {
+    return prefixLookups(this, buckets, forwarder)
+  }
+
+  /** LIMIT_SCAN of one bucket (see `limitScan`). */
+  limitScan(bucket: TableBucket, limit: number, maxBytes: number): Promise<LimitScanResult> {
+    return limitScan(this, bucket, limit, maxBytes)
   }
 
   /** LIST_OFFSETS; a client's EARLIEST includes the bucket's remote log. */
@@ -246,7 +274,7 @@ export class ReplicaManager {
   async createReplica(data: NotifyLeaderAndIsrData): Promise<Replica> {
     const existing = this.getReplica(data.tableBucket)
     if (existing !== undefined) return existing
-    const tableInfo = await this.catalog.getTableInfo(data.tableBucket.tableId)
+    const tableInfo = await this.controlPlane.getTableInfo(data.tableBucket.tableId)
     const dir = logTabletDir(this.#options.dataDir, data.physicalTablePath, data.tableBucket)
     const logTablet = await LogTablet.open(dir, this.#logTabletOptions(tableBucketToString(data.tableBucket)))
     const epochCache = await LeaderEpochCache.load(dir).catch(async e => {
@@ -255,8 +283,9 @@ export class ReplicaManager {
     })
     // Entries past the log end (the log lost its tail in a crash) describe nothing.
     epochCache.truncateFromEnd(logTablet.logEndOffset + 1)
-    const { config, clock, hooks, warn } = this.#options
+    const { config, clock, hooks, kvManager, warn } = this.#options
     const replica = new Replica({
+      schemas: this.schemas.forTable(tableInfo),
       localServerId: this.serverId,
       tableBucket: data.tableBucket,
       physicalTablePath: data.physicalTablePath,
@@ -265,10 +294,11 @@ export class ReplicaManager {
       epochCache,
       minInSyncReplicas: config.get(LOG_REPLICA_MIN_IN_SYNC_REPLICAS_NUMBER),
       maxLagMs: config.get(LOG_REPLICA_MAX_LAG_TIME),
-      isrWriter: this.#options.isrWriter ?? this.catalog,
+      isrWriter: this.#options.isrWriter ?? this.controlPlane,
       isrRetryBackoffMs: config.get(LOG_REPLICA_FETCH_BACKOFF_INTERVAL),
       clock,
       ...(hooks === undefined ? {} : { hooks }),
+      ...(kvManager === undefined ? {} : { kvManager }),
       ...(warn === undefined ? {} : { warn }),
       onChanged: bucket => this.completeDelayedOperations(bucket),
     })
@@ -276,13 +306,16 @@ export class ReplicaManager {
     const { tableId, partitionId } = data.tableBucket
     if (partitionId === undefined) this.metadataCache.addTable(tableId, tableInfo.numBuckets)
     else this.metadataCache.addPartition(tableId, partitionId, tableInfo.numBuckets)
-    this.schemas.addTable(tableInfo)
     return replica
   }
 
   /** Stops hosting a replica; its log is closed, or deleted with `deleteLocal`. */
   async removeReplica(replica: Replica, deleteLocal: boolean): Promise<void> {
     this.#replicas.delete(tableBucketKey(replica.tableBucket))
+    const { tableId } = replica.tableBucket
+    if (![...this.#replicas.values()].some(r => r.tableBucket.tableId === tableId)) {
+      this.schemas.removeTable(tableId)
+    }
     // Leadership hooks (and the epoch cache write) still running must not race the directory.
     await replica.whenHooksSettled()
     await replica.runFollowerTask(async () => undefined)

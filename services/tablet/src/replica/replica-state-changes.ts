@@ -101,7 +101,8 @@ async function makeFollowers(
 /**
  * STOP_REPLICA: coordinator epoch checked for the whole request; a bucket not hosted here is done
  * already; a stale leader epoch is FENCED_LEADER_EPOCH_EXCEPTION for that bucket; otherwise the
- * replica stops fetching and serving, and with `deleteLocal` its log directory is removed.
+ * replica stops fetching and serving (its KvTablet closes), and with `deleteLocal` its log and KV
+ * directories are removed.
  */
 export async function stopReplicas(
   manager: ReplicaManager,
@@ -124,10 +125,9 @@ export async function stopReplicas(
       replica.checkLeaderEpoch(d.leaderEpoch, 'stop replica')
       manager.fetcherManager.removeFetcherForBuckets([d.tableBucket])
       replica.resign()
-      if (manager.hooks?.onReplicaStopped !== undefined) {
-        await replica.whenHooksSettled()
-        await manager.hooks.onReplicaStopped(replica, d.deleteLocal, d.deleteRemote)
-      }
+      await replica.whenHooksSettled()
+      await replica.stopKv(d.deleteLocal, d.deleteRemote)
+      await manager.hooks?.onReplicaStopped?.(replica, d.deleteLocal, d.deleteRemote)
       if (d.deleteLocal) await manager.removeReplica(replica, true)
       if (dropped) manager.metadataCache.removeDropped(d.tableBucket)
       results.push({ tableBucket: d.tableBucket })

@@ -2,7 +2,8 @@ import { FlussError } from '@sluice/core/errors'
 import type { PhysicalTablePath, TableBucket, TableInfo } from '@sluice/core/metadata'
 import { tableBucketToString } from '@sluice/core/metadata'
 import type { Clock } from '@sluice/core/util'
-import type { LogAppendInfo, LogReadResult, LogTablet } from '../log/index.js'
+import type { KeyRouter, KvManager, KvPutOptions, KvPutResult, KvTablet, TableSchemas } from '../kv/index.js'
+import type { LogAppendInfo, LogReadResult, LogTablet, ValidatedRecords } from '../log/index.js'
 import { batchesBelow } from './follower-read.js'
 import { HighWatermarkMover } from './high-watermark.js'
 import type { IsrState } from './isr-state.js'
@@ -11,6 +12,7 @@ import { LeadershipHooks } from './leadership-hooks.js'
 import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
 import { LeaderIsr } from './replica-isr.js'
 import { ReplicaIsrWrites } from './replica-isr-writes.js'
+import { ReplicaKv } from './replica-kv.js'
 import { leaderOffset } from './replica-offsets.js'
 import {
   FETCH_FROM_EARLIEST_OFFSET,
@@ -24,6 +26,8 @@ export interface ReplicaOptions {
   readonly tableBucket: TableBucket
   readonly physicalTablePath: PhysicalTablePath
   readonly tableInfo: TableInfo
+  /** The table's schemas, shared by its replicas on this server. */
+  readonly schemas: TableSchemas
   readonly logTablet: LogTablet
   /** The bucket's leader epoch history (`leader-epoch-checkpoint` in the log directory). */
   readonly epochCache: LeaderEpochCache
@@ -37,6 +41,8 @@ export interface ReplicaOptions {
   readonly isrRetryBackoffMs: number
   readonly clock: Clock
   readonly hooks?: ReplicaHooks
+  /** Opens and closes the KvTablet of a primary-key bucket this replica leads. */
+  readonly kvManager?: KvManager
   readonly warn?: ReplicaWarn
   /** The high watermark or the log end moved, or leadership changed: wake waiting requests. */
   readonly onChanged: (bucket: TableBucket) => void
@@ -51,9 +57,10 @@ export interface ReplicaReadParams {
 }
 
 /**
- * One bucket replica hosted on this server (Fluss's `Replica`): its LogTablet plus the leadership
- * state the coordinator assigned. As leader it takes appends (once its leadership is prepared:
- * epoch recorded, hooks done), tracks followers, keeps the ISR (shrink and expansion written to the
+ * One bucket replica hosted on this server (Fluss's `Replica`): its LogTablet, on the leader of a
+ * primary-key bucket its KvTablet, plus the leadership state the coordinator assigned. As leader it
+ * takes appends and puts (once its leadership is prepared: epoch recorded, hooks done, KvTablet
+ * open), serves lookups, tracks followers, keeps the ISR (shrink and expansion written to the
  * control plane by `ReplicaIsrWrites`) and moves the high watermark to the smallest log end offset
  * over the ISR; as follower it takes the batches its fetcher brings. A leader whose ISR write finds
  * it deposed stops acting as leader until the coordinator tells it what it is.
@@ -62,6 +69,7 @@ export class Replica {
   readonly tableBucket: TableBucket
   readonly physicalTablePath: PhysicalTablePath
   readonly tableInfo: TableInfo
+  readonly schemas: TableSchemas
   readonly logTablet: LogTablet
   readonly epochCache: LeaderEpochCache
   readonly #options: ReplicaOptions
@@ -73,6 +81,8 @@ export class Replica {
   #epochStartOffset = 0
   readonly #hooks: LeadershipHooks
   readonly #highWatermark: HighWatermarkMover
+  /** The KV state of a primary-key bucket (with a KvManager); undefined otherwise. */
+  readonly #kv: ReplicaKv | undefined
   #followerWork: Promise<unknown> = Promise.resolve()
 
   constructor(options: ReplicaOptions) {
@@ -80,6 +90,7 @@ export class Replica {
     this.tableBucket = options.tableBucket
     this.physicalTablePath = options.physicalTablePath
     this.tableInfo = options.tableInfo
+    this.schemas = options.schemas
     this.logTablet = options.logTablet
     this.epochCache = options.epochCache
     this.#isr = new LeaderIsr({
@@ -87,14 +98,35 @@ export class Replica {
       maxLagMs: options.maxLagMs,
       log: options.logTablet,
     })
+    this.#kv = options.tableInfo.hasPrimaryKey
+      ? new ReplicaKv(this, options.kvManager, {
+          whenReady: () => this.#whenReady(),
+          afterAppend: async () => {
+            // The log end moved: wake the followers' parked fetches, then move the high watermark.
+            options.onChanged(options.tableBucket)
+            this.maybeIncrementLeaderHighWatermark()
+            await this.#highWatermark.settled()
+          },
+          afterOpen: () => this.maybeIncrementLeaderHighWatermark(),
+          notLeader: () => this.#notLeader(),
+        })
+      : undefined
+    const warn: ReplicaWarn = (m, e) => this.#warn(m, e)
     this.#highWatermark = new HighWatermarkMover(
       this,
       options.logTablet,
       options.hooks,
-      (m, e) => this.#warn(m, e),
+      warn,
       () => options.onChanged(options.tableBucket),
+      this.#kv?.highWatermarkGate(),
     )
-    this.#hooks = new LeadershipHooks(this, options.epochCache, options.hooks, (m, e) => this.#warn(m, e))
+    this.#hooks = new LeadershipHooks(
+      this,
+      options.epochCache,
+      options.hooks,
+      warn,
+      this.#kv?.leadershipSteps(),
+    )
     this.#isrWrites = new ReplicaIsrWrites(this, this.#isr, {
       writer: options.isrWriter,
       retryBackoffMs: options.isrRetryBackoffMs,
@@ -150,6 +182,14 @@ export class Replica {
   get rowCount(): number {
     return this.logTablet.highWatermark - this.logTablet.logStartOffset
   }
+  /** The open KvTablet of a primary-key bucket this replica leads; null otherwise. */
+  get kvTablet(): KvTablet | null {
+    return this.#kv?.tablet ?? null
+  }
+  /** Which bucket each key of a primary-key table belongs to; undefined when keys are not checked. */
+  get keyRouter(): KeyRouter | undefined {
+    return this.#kv?.keyRouter
+  }
   /** Followers' log end offsets as the leader last saw them (-1 = not fetched yet). */
   followerLogEndOffset(followerId: number): number | undefined {
     return this.#isr.follower(followerId)?.logEndOffset
@@ -157,7 +197,7 @@ export class Replica {
 
   /** Resolves once this leader takes writes; rejects when preparing the leadership failed. */
   whenLeaderReady(): Promise<void> {
-    this.#requireLeader()
+    this.checkLeader()
     return this.#hooks.ready
   }
 
@@ -187,9 +227,10 @@ export class Replica {
       this.epochCache.truncateFromStart(log.logStartOffset)
       this.epochCache.assign(data.leaderEpoch, log.logEndOffset)
       this.#epochStartOffset = log.logEndOffset
+      this.#kv?.forget()
       this.#hooks.becameLeader()
     }
-    this.maybeIncrementLeaderHW()
+    this.maybeIncrementLeaderHighWatermark()
     this.#options.onChanged(this.tableBucket)
   }
 
@@ -209,7 +250,7 @@ export class Replica {
     this.#options.onChanged(this.tableBucket)
     // A new follower epoch runs `onBecomeFollower` too (a replica that never led registers its
     // follower-side work, e.g. deleting local segments already in remote storage).
-    if (wasLeader || isNewEpoch) this.#hooks.leadershipEnded()
+    if (wasLeader || isNewEpoch) this.#endLeadership()
     return isNewEpoch
   }
 
@@ -219,7 +260,7 @@ export class Replica {
     this.#leaderId = null
     this.#isr.clear()
     this.#options.onChanged(this.tableBucket)
-    if (wasLeader) this.#hooks.leadershipEnded()
+    if (wasLeader) this.#endLeadership()
   }
 
   /** Resolves once the leadership hooks of every transition so far have run. */
@@ -254,17 +295,57 @@ export class Replica {
    * appends, then maybe moves the high watermark. An append that completes after this replica
    * stopped leading its epoch is answered NOT_LEADER_OR_FOLLOWER (the new leader's log decides).
    */
-  async appendRecordsToLeader(records: Uint8Array, requiredAcks: number): Promise<LogAppendInfo> {
-    this.#requireLeader()
+  async appendRecordsToLeader(
+    records: Uint8Array | ValidatedRecords,
+    requiredAcks: number,
+  ): Promise<LogAppendInfo> {
+    this.checkLeader()
     const epoch = this.#leaderEpoch
     await this.#hooks.ready
     this.#requireLeaderAt(epoch)
     this.checkInSyncReplicas(requiredAcks)
     const info = await this.logTablet.appendAsLeader(records)
     this.#requireLeaderAt(epoch)
-    this.maybeIncrementLeaderHW()
+    this.maybeIncrementLeaderHighWatermark()
     this.#options.onChanged(this.tableBucket)
     return info
+  }
+
+  /**
+   * The leader's put of a KV batch (Fluss's `putRecordsToLeader`): once the leadership is ready,
+   * the batch's schema is made known, the ISR checked for acks=all, `route` may take out records
+   * whose keys belong to other buckets, then the KvTablet merges the batch and appends its
+   * changelog to the log; the high watermark then moves (as far as the KvTablet has flushed).
+   */
+  async putRecordsToLeader(
+    records: Buffer,
+    requiredAcks: number,
+    options: KvPutOptions,
+    route?: (records: Buffer) => Promise<Buffer>,
+  ): Promise<KvPutResult> {
+    return this.#kvOf().put(records, requiredAcks, options, route)
+  }
+
+  /** Puts rows for the keys that are not stored (an insert-if-not-exists lookup), like a put. */
+  async insertIfNotExists(keys: readonly Buffer[], requiredAcks: number): Promise<KvPutResult> {
+    return this.#kvOf().insertIfNotExists(keys, requiredAcks)
+  }
+
+  /**
+   * The leader's open KvTablet for lookups and scans, once a leadership in preparation is ready (a
+   * failed preparation leaves none): NON_PRIMARY_KEY_TABLE_EXCEPTION on a log table,
+   * NOT_LEADER_OR_FOLLOWER when this replica does not lead or has no open KvTablet.
+   */
+  async awaitLeaderKv(notPrimaryKey?: string): Promise<KvTablet> {
+    return this.#kvOf(notPrimaryKey).leaderTablet()
+  }
+
+  /**
+   * STOP_REPLICA: the KvTablet of a primary-key bucket is closed; with `deleteLocal` its local KV
+   * state, with `deleteRemote` its KV snapshots, are deleted.
+   */
+  async stopKv(deleteLocal: boolean, deleteRemote: boolean): Promise<void> {
+    await this.#kv?.drop(deleteLocal, deleteRemote)
   }
 
   /**
@@ -288,7 +369,7 @@ export class Replica {
    * recorded as their log end offset, which may move the high watermark and grow the ISR.
    */
   async readRecords(params: ReplicaReadParams): Promise<LogReadResult> {
-    this.#requireLeader()
+    this.checkLeader()
     const fromFollower = params.replicaId >= 0
     const follower = fromFollower ? this.#isr.follower(params.replicaId) : undefined
     if (fromFollower && follower === undefined) {
@@ -327,22 +408,15 @@ export class Replica {
 
   /**
    * Moves the leader's high watermark to the smallest log end offset over the ISR, forward only,
-   * and not while the ISR is below the minimum. With a `beforeHighWatermarkAdvance` hook the move
-   * happens asynchronously (false here; waiters are woken when it lands). True when it moved now.
+   * and not while the ISR is below the minimum. On a primary-key bucket the move waits for the
+   * KvTablet to flush up to it and happens asynchronously (false here; waiters are woken when it
+   * lands). True when it moved now.
    */
-  maybeIncrementLeaderHW(): boolean {
+  maybeIncrementLeaderHighWatermark(): boolean {
     if (!this.isLeader || this.isUnderMinIsr) return false
     const candidate = this.#isr.highWatermarkCandidate(this.#options.clock.nowMs())
     if (candidate < 0 || candidate <= this.logTablet.highWatermark) return false
     return this.#highWatermark.advanceLeader(candidate, this.#leaderEpoch)
-  }
-
-  /** Like `maybeIncrementLeaderHW`, but resolves once a gated move has landed; true when it moved. */
-  async maybeIncrementLeaderHighWatermark(): Promise<boolean> {
-    const before = this.logTablet.highWatermark
-    this.maybeIncrementLeaderHW()
-    await this.#highWatermark.settled()
-    return this.logTablet.highWatermark > before
   }
 
   /** A follower's high watermark: the leader's, but never above its own log end. */
@@ -368,7 +442,7 @@ export class Replica {
 
   /** LIST_OFFSETS on the leader (see `leaderOffset`). */
   getOffset(param: ListOffsetsParam): Promise<number> {
-    this.#requireLeader()
+    this.checkLeader()
     return leaderOffset(
       {
         name: this.name,
@@ -393,13 +467,13 @@ export class Replica {
       this.#warn(`expanding the ISR of ${this.name} from [${pending.isr}] to [${pending.proposedIsr}]`)
       this.#isrWrites.submit(pending)
     }
-    if ((moved || pending !== undefined) && this.maybeIncrementLeaderHW())
+    if ((moved || pending !== undefined) && this.maybeIncrementLeaderHighWatermark())
       this.#options.onChanged(this.tableBucket)
   }
 
   #onIsrCommitted(bucketEpoch: number): void {
     this.#bucketEpoch = Math.max(this.#bucketEpoch, bucketEpoch)
-    this.maybeIncrementLeaderHW()
+    this.maybeIncrementLeaderHighWatermark()
     this.#options.onChanged(this.tableBucket)
   }
 
@@ -413,7 +487,7 @@ export class Replica {
     this.#leaderId = storedLeader === this.#options.localServerId ? null : storedLeader
     this.#isr.clear()
     this.#options.onChanged(this.tableBucket)
-    this.#hooks.leadershipEnded()
+    this.#endLeadership()
   }
 
   #checkEpochs(data: NotifyLeaderAndIsrData): void {
@@ -426,13 +500,33 @@ export class Replica {
     this.checkLeaderEpoch(data.leaderEpoch, 'notify leader and isr')
   }
 
-  #requireLeader(): void {
-    if (!this.isLeader) {
-      throw new FlussError(
-        'NOT_LEADER_OR_FOLLOWER',
-        `Leader not local for bucket ${this.name} on tabletServer ${this.#options.localServerId}`,
-      )
-    }
+  /** NOT_LEADER_OR_FOLLOWER (Fluss's text) unless this replica leads its bucket. */
+  checkLeader(): void {
+    if (!this.isLeader) throw this.#notLeader()
+  }
+
+  #notLeader(): FlussError {
+    return new FlussError(
+      'NOT_LEADER_OR_FOLLOWER',
+      `Leader not local for bucket ${this.name} on tabletServer ${this.#options.localServerId}`,
+    )
+  }
+
+  /** A leadership in preparation, to wait for (its failure shows up as a missing KvTablet); else undefined. */
+  #whenReady(): Promise<void> | undefined {
+    if (!this.isLeader || this.#hooks.readySettled) return undefined
+    return this.#hooks.ready.catch(() => undefined)
+  }
+
+  /** The KV side of a primary-key bucket; NON_PRIMARY_KEY_TABLE_EXCEPTION on a log table. */
+  #kvOf(notPrimaryKey = `the primary key table not exists for ${this.name}`): ReplicaKv {
+    if (this.#kv === undefined) throw new FlussError('NON_PRIMARY_KEY_TABLE_EXCEPTION', notPrimaryKey)
+    return this.#kv
+  }
+
+  #endLeadership(): void {
+    this.#kv?.forget()
+    this.#hooks.leadershipEnded()
   }
 
   #requireLeaderAt(epoch: number): void {

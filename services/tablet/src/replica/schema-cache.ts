@@ -1,44 +1,38 @@
 import type { TableInfo } from '@sluice/core/metadata'
-import type { RowType } from '@sluice/core/types'
-import type { TabletCatalog } from '../catalog/tablet-catalog.js'
+import type { ControlPlane } from '../control-plane/control-plane.js'
+import { kvKeyEncoding, TableSchemas } from '../kv/index.js'
 
 /**
- * Row types by (table id, schema id) for projecting fetched batches. A table's current schema is
- * known from its TableInfo when a replica is created; an older (or newer) schema id is loaded from
- * the catalog once and kept. At most `maxEntries` are kept (then the cache starts over).
+ * The schemas of the tables hosted on this tablet server, one `TableSchemas` per table shared by
+ * all its replicas: produce validation, projected fetches and the KV tablets read them. A table's
+ * current schema is known from its TableInfo when a replica is created; other ids are loaded from
+ * the control plane once, when first needed (a KV leadership loads the older ones up front). A
+ * table is forgotten when the last of its replicas leaves this server.
  */
 export class SchemaCache {
-  readonly #rowTypes = new Map<string, RowType | Promise<RowType>>()
+  readonly #tables = new Map<number, TableSchemas>()
 
-  constructor(
-    private readonly catalog: TabletCatalog,
-    private readonly maxEntries = 10_000,
-  ) {}
+  constructor(private readonly controlPlane: Pick<ControlPlane, 'getSchema'>) {}
 
-  addTable(info: TableInfo): void {
-    this.#put(`${info.tableId}/${info.schemaId}`, info.rowType)
-  }
-
-  rowType(tableId: number, schemaId: number): RowType | Promise<RowType> {
-    const key = `${tableId}/${schemaId}`
-    const known = this.#rowTypes.get(key)
-    if (known !== undefined) return known
-    const loading = this.catalog.getSchema(tableId, schemaId).then(
-      schema => {
-        this.#put(key, schema.rowType)
-        return schema.rowType
-      },
-      e => {
-        this.#rowTypes.delete(key)
-        throw e
-      },
+  /** The schemas of a table hosted here; its TableInfo's schema is known from now on. */
+  forTable(info: TableInfo): TableSchemas {
+    const known = this.#tables.get(info.tableId)
+    if (known !== undefined) {
+      known.add(info.schemaId, info.schema)
+      return known
+    }
+    const keys = info.hasPrimaryKey
+      ? { physicalPrimaryKeys: info.physicalPrimaryKeys, ...kvKeyEncoding(info) }
+      : null
+    const schemas = new TableSchemas(info.schemaId, info.schema, keys, schemaId =>
+      this.controlPlane.getSchema(info.tableId, schemaId),
     )
-    this.#put(key, loading)
-    return loading
+    this.#tables.set(info.tableId, schemas)
+    return schemas
   }
 
-  #put(key: string, value: RowType | Promise<RowType>): void {
-    if (this.#rowTypes.size >= this.maxEntries && !this.#rowTypes.has(key)) this.#rowTypes.clear()
-    this.#rowTypes.set(key, value)
+  /** Forgets a table no replica on this server belongs to any more. */
+  removeTable(tableId: number): void {
+    this.#tables.delete(tableId)
   }
 }

@@ -1,5 +1,5 @@
 import type { TableBucket } from '@sluice/core/metadata'
-import type { ServerEndpoint } from '../catalog/tablet-catalog.js'
+import type { ServerEndpoint } from '../control-plane/control-plane.js'
 
 interface TableEntry {
   numBuckets: number

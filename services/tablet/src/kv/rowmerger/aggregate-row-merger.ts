@@ -1,6 +1,6 @@
 import type { DeleteBehavior } from '@sluice/core/config'
 import type { Value } from '@sluice/core/row'
-import type { KvSchemas, KvValue, SchemaContext } from '../kv-schemas.js'
+import type { KvSchemaSource, KvValue, SchemaContext } from '../kv-schemas.js'
 import { AggregationContextCache } from './aggregate/aggregation-context.js'
 import { sanityCheckTargetColumns } from './partial-updater.js'
 import type { RowMerger } from './row-merger.js'
@@ -21,7 +21,7 @@ export class AggregateRowMerger implements RowMerger {
   #target: SchemaContext | null = null
 
   constructor(
-    readonly schemas: KvSchemas,
+    readonly schemas: KvSchemaSource,
     deleteBehavior: DeleteBehavior | undefined,
   ) {
     this.deleteBehavior = deleteBehavior ?? 'IGNORE'
@@ -82,7 +82,7 @@ class PartialAggregateRowMerger implements RowMerger {
   readonly replacesWholeRow = false
 
   constructor(
-    readonly schemas: KvSchemas,
+    readonly schemas: KvSchemaSource,
     readonly contexts: AggregationContextCache,
     readonly target: SchemaContext,
     readonly targetColumnIds: ReadonlySet<number>,

@@ -6,7 +6,7 @@ import {
   TABLE_MERGE_ENGINE_VERSIONED_VER_COLUMN,
 } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
-import type { KvSchemas } from '../kv-schemas.js'
+import type { KvSchemaSource } from '../kv-schemas.js'
 import { AggregateRowMerger } from './aggregate-row-merger.js'
 import { DefaultRowMerger } from './default-row-merger.js'
 import { FirstRowRowMerger } from './first-row-row-merger.js'
@@ -18,7 +18,7 @@ import { VersionedRowMerger } from './versioned-row-merger.js'
  * `table.delete.behavior` means the engine's default: ALLOW for the default engine, IGNORE for the
  * others.
  */
-export function createRowMerger(tableConfig: Configuration, schemas: KvSchemas): RowMerger {
+export function createRowMerger(tableConfig: Configuration, schemas: KvSchemaSource): RowMerger {
   const engine = tableConfig.getOptional(TABLE_MERGE_ENGINE)
   // The option's registry default is ALLOW; only an explicit setting overrides an engine's default.
   const deleteBehavior: DeleteBehavior | undefined = tableConfig.has(TABLE_DELETE_BEHAVIOR)

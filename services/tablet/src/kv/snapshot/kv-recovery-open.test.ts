@@ -2,10 +2,10 @@ import { join } from 'node:path'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { LogTablet } from '../../log/log-tablet.js'
+import { rowsOfKv, SNAPSHOT_TEST_BUCKET, SnapshotTestBed } from '../../testing/kv-snapshot.js'
 import { RocksDbKv, SMALL_ROCKSDB_OPTIONS } from '../rocksdb-kv.js'
 import { type OpenKvTabletWithRecoveryArgs, openKvTabletWithRecovery } from './kv-recovery-open.js'
 import { type RemoteChangelogSource, withRemoteChangelog } from './remote-changelog.js'
-import { rowsOfKv, SNAPSHOT_TEST_BUCKET, SnapshotTestBed } from './testing.js'
 
 let bed: SnapshotTestBed
 

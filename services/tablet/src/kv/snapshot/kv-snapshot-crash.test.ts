@@ -9,16 +9,21 @@ import { Configuration } from '@sluice/core/config'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LogTablet } from '../../log/log-tablet.js'
-import { fixedSchemaSource } from '../kv-schemas.js'
+import { FileMetaStore } from '../../testing/file-metastore.js'
+import { readChangelog, testingLogOptions } from '../../testing/kv.js'
+import {
+  rowsOfKv,
+  rowsOfRocksDb,
+  SNAPSHOT_TEST_BUCKET,
+  SNAPSHOT_TEST_SCHEMA,
+} from '../../testing/kv-snapshot.js'
 import type { KvTablet } from '../kv-tablet.js'
 import { SMALL_ROCKSDB_OPTIONS } from '../rocksdb-kv.js'
-import { readChangelog, testingLogOptions } from '../testing.js'
+import { fixedSchemaSource } from '../table-schemas.js'
 import { openKvTabletWithRecovery } from './kv-recovery-open.js'
 import { KvSnapshotRegistry } from './kv-snapshot-registry.js'
 import { KvSnapshotStore } from './kv-snapshot-store.js'
 import { KvSnapshotter } from './kv-snapshotter.js'
-import { rowsOfKv, rowsOfRocksDb, SNAPSHOT_TEST_BUCKET, SNAPSHOT_TEST_SCHEMA } from './testing.js'
-import { FileMetaStore } from './testing-file-metastore.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repoRoot = join(here, '..', '..', '..', '..', '..')
@@ -32,7 +37,7 @@ beforeAll(async () => {
   await mkdir(out, { recursive: true })
   bundle = join(out, `child-${process.pid}-${Date.now()}.mjs`)
   await build({
-    entryPoints: [join(here, 'testing-crash-child.ts')],
+    entryPoints: [join(here, '..', '..', 'testing', 'kv-snapshot-crash-child.ts')],
     outfile: bundle,
     bundle: true,
     platform: 'node',
@@ -115,7 +120,6 @@ async function recoverAndCheck(
       log,
       schemas,
       tableConfig: new Configuration({}),
-      physicalPrimaryKeys: ['k'],
       rocksDb: SMALL_ROCKSDB_OPTIONS,
       recoverBatchBytes: 1 << 20,
       maxQueuedOperations: 100,

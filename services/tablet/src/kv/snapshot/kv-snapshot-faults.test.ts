@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FlussError } from '@sluice/core/errors'
 import { afterEach, describe, expect, it } from 'vitest'
-import { rowsOfKv, rowsOfRocksDb, SNAPSHOT_TEST_BUCKET, SnapshotTestBed } from './testing.js'
+import { rowsOfKv, rowsOfRocksDb, SNAPSHOT_TEST_BUCKET, SnapshotTestBed } from '../../testing/kv-snapshot.js'
 
 let bed: SnapshotTestBed
 let scratch: string | undefined

@@ -3,10 +3,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { kvSnapshotTabletPrefix } from '@sluice/core/blobstore'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fixedSchemaSource } from '../kv-schemas.js'
-import { readChangelog } from '../testing.js'
+import { readChangelog } from '../../testing/kv.js'
+import {
+  rowsOfRocksDb,
+  SNAPSHOT_TEST_BUCKET,
+  SNAPSHOT_TEST_SCHEMA,
+  SnapshotTestBed,
+} from '../../testing/kv-snapshot.js'
+import { fixedSchemaSource } from '../table-schemas.js'
 import type { SnapshotScheduler } from './kv-snapshotter-options.js'
-import { rowsOfRocksDb, SNAPSHOT_TEST_BUCKET, SNAPSHOT_TEST_SCHEMA, SnapshotTestBed } from './testing.js'
 
 let bed: SnapshotTestBed
 let scratch: string | undefined

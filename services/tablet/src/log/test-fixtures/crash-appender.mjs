@@ -1,6 +1,6 @@
 // Child process for log-tablet-crash.test.ts: appends idempotent batches to a LogTablet as fast as
 // it can and prints one line per acknowledged append, until the parent kills it with SIGKILL.
-// argv: <bundle of services/tablet/src/log/index.ts> <log directory>
+// argv: <bundle of services/tablet/src/log/index.ts and testBatch> <log directory>
 // Writes to a pipe are synchronous on Linux, so a line the parent has read is an acknowledged append.
 import { pathToFileURL } from 'node:url'
 

@@ -1,8 +1,8 @@
 import { FlussError } from '@sluice/core/errors'
 import { describe, expect, it } from 'vitest'
+import { explicitBitmap32 } from '../../../testing/roaring-bitmaps.js'
 import { orSerializedBitmap32 } from './roaring-bitmap32.js'
 import { type Bitmap32, readBitmap32, writeBitmap32 } from './roaring-bitmap32-codec.js'
-import { explicitBitmap32 } from './roaring-bitmap32-testing.js'
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
 const bytesOf = (spec: string) => writeBitmap32(explicitBitmap32(spec))

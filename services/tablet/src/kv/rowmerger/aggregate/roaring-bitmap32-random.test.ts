@@ -1,8 +1,8 @@
 import { createHash, type Hash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { randomCase } from '../../../testing/roaring-bitmaps.js'
 import { orSerializedBitmap32, writeBitmap32 } from './roaring-bitmap32.js'
-import { randomCase } from './roaring-bitmap32-testing.js'
 
 /**
  * Seeded random pairs of the rbm32 golden vectors (Rbm32Golden.java): bitmaps of explicit

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { explicitBitmap32, specValues } from '../../../testing/roaring-bitmaps.js'
 import {
   bitmap32Of,
   bitmap32Values,
@@ -9,7 +10,6 @@ import {
   serializeBitmap32,
   writeBitmap32,
 } from './roaring-bitmap32.js'
-import { explicitBitmap32, specValues } from './roaring-bitmap32-testing.js'
 
 /**
  * Golden vectors from RoaringBitmap 1.3.0 (test/compat/java/rbm32-golden/Rbm32Golden.java):
