@@ -1,4 +1,4 @@
-import { Decimal, Timestamp, type Value } from '../row/value.js'
+import { Decimal, type Value } from '../row/value.js'
 import { ColumnKind as K } from './arrow-type.js'
 import type { ColumnLayout } from './column-layout.js'
 import { corrupt } from './flatbuf-reader.js'

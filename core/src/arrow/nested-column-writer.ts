@@ -71,7 +71,7 @@ abstract class NestedColumnWriter implements ArrowColumnWriter {
     try {
       this.writeChildren(i, v)
     } catch (e) {
-      this.children.forEach((c, k) => c.rollback(childCounts[k]))
+      for (let k = 0; k < this.children.length; k++) this.children[k].rollback(childCounts[k])
       throw e
     }
     this.validity[i >> 3] |= 1 << (i & 7)
