@@ -91,6 +91,7 @@ export class ArrowBatchReader {
 /** What the header of a RecordBatch message says, read without touching the body. */
 export interface RecordBatchInfo {
   readonly recordCount: number
+  /** Field nodes: the column count for flat row types, more with nested columns (`arrowNodeCount`). */
   readonly fieldCount: number
   readonly compression: ArrowCompressionType
   readonly bodyLength: number

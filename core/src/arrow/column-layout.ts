@@ -62,6 +62,16 @@ export function rowLayouts(rowType: RowType): ColumnLayout[] {
   return rowType.fields.map(f => columnLayout(f.type))
 }
 
+/**
+ * Field nodes of a RecordBatch of `rowType`: one per column plus one per nested child, so more than
+ * the column count when a column is ARRAY, MAP or ROW (compare `RecordBatchInfo.fieldCount` with this).
+ */
+export function arrowNodeCount(rowType: RowType): number {
+  let n = 0
+  for (const l of rowLayouts(rowType)) n += l.nodeCount
+  return n
+}
+
 /** The ROW type of a MAP's `entries` struct: `key` (never null) and `value`. */
 export function mapEntriesType(t: MapType): RowType {
   return notNull(

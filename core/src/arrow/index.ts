@@ -8,6 +8,7 @@ export {
 } from './batch-reader.js'
 export { ArrowBatchWriter, type ArrowBatchWriterOptions } from './batch-writer.js'
 export {
+  arrowNodeCount,
   type ChildField,
   type ColumnLayout,
   columnLayout,

@@ -1,7 +1,7 @@
 import { FlussError } from '../errors/index.js'
 import type { DataType, RowField, RowType } from '../types/data-type.js'
 import { ArrowBatchReader, type ArrowBatchReaderOptions } from './batch-reader.js'
-import { rowLayouts } from './column-layout.js'
+import { arrowNodeCount } from './column-layout.js'
 import { corrupt } from './flatbuf-reader.js'
 import { MessageHeaderType, readMessageFrame, readRecordBatchHeader } from './message.js'
 import { type ArrowField, readSchema, type SchemaMessageOptions, schemaMessage } from './schema.js'
@@ -23,7 +23,7 @@ export function writeArrowStream(
   options: SchemaMessageOptions = {},
 ): Uint8Array {
   const parts: Uint8Array[] = [schemaMessage(rowType, options)]
-  const nodeCount = rowLayouts(rowType).reduce((sum, l) => sum + l.nodeCount, 0)
+  const nodeCount = arrowNodeCount(rowType)
   for (const batch of batches) {
     const header = readRecordBatchHeader(new DataView(batch.buffer, batch.byteOffset, batch.byteLength))
     if (header.nodeCount !== nodeCount) {
