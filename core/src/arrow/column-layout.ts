@@ -57,9 +57,16 @@ export function columnLayout(t: DataType): ColumnLayout {
   return flatLayout(t)
 }
 
-/** Layouts of every column of a row type. */
-export function rowLayouts(rowType: RowType): ColumnLayout[] {
-  return rowType.fields.map(f => columnLayout(f.type))
+const layoutsByRowType = new WeakMap<RowType, readonly ColumnLayout[]>()
+
+/** Layouts of every column of a row type (computed once per row type object). */
+export function rowLayouts(rowType: RowType): readonly ColumnLayout[] {
+  let layouts = layoutsByRowType.get(rowType)
+  if (layouts === undefined) {
+    layouts = rowType.fields.map(f => columnLayout(f.type))
+    layoutsByRowType.set(rowType, layouts)
+  }
+  return layouts
 }
 
 /**
