@@ -36,8 +36,7 @@ import { retriableWhileServersJoin } from '../membership/servers-joining.js'
 import type { CoordinatorContext } from '../server/coordinator-context.js'
 
 /** Cluster settings DDL applies (Fluss's cluster options). */
-export interface DdlSettings
-  extends Omit<TableCreationContext, 'aliveTabletServers'> {
+export interface DdlSettings extends Omit<TableCreationContext, 'aliveTabletServers'> {
   readonly maxPartitionNum: number
 }
 
