@@ -1,9 +1,8 @@
-import { FlussError } from '../errors/index.js'
-import { type DataType, DataTypes, type RowType, typeToString, withNullability } from '../types/data-type.js'
+import { type DataType, DataTypes, withNullability } from '../types/data-type.js'
 
 /**
  * Arrow types as Fluss uses them (`ArrowUtils.toArrowType`), plus the type ids of Schema.fbs.
- * Only the flat types have a Fluss mapping so far; nested types (List, Map, Struct) are rejected.
+ * Nested types map List ↔ ARRAY, Map ↔ MAP, Struct ↔ ROW; their children are schema fields.
  */
 export type ArrowTimeUnit = 'SECOND' | 'MILLISECOND' | 'MICROSECOND' | 'NANOSECOND'
 
@@ -18,6 +17,9 @@ export type ArrowType =
   | { readonly id: 'Date'; readonly unit: 'DAY' | 'MILLISECOND' }
   | { readonly id: 'Time'; readonly unit: ArrowTimeUnit; readonly bitWidth: 32 | 64 }
   | { readonly id: 'Timestamp'; readonly unit: ArrowTimeUnit; readonly timezone: string | null }
+  | { readonly id: 'List' }
+  | { readonly id: 'Struct' }
+  | { readonly id: 'Map'; readonly keysSorted: boolean }
   | { readonly id: 'Unsupported'; readonly typeId: number }
 
 /** The `Type` union tags of Schema.fbs. */
@@ -31,7 +33,10 @@ export const ARROW_TYPE_IDS = {
   Date: 8,
   Time: 9,
   Timestamp: 10,
+  List: 12,
+  Struct: 13,
   FixedSizeBinary: 15,
+  Map: 17,
 } as const
 
 export const TIME_UNITS: readonly ArrowTimeUnit[] = ['SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND']
@@ -58,105 +63,10 @@ export const ColumnKind = {
   TIMESTAMP_MILLI: 17,
   TIMESTAMP_MICRO: 18,
   TIMESTAMP_NANO: 19,
+  LIST: 20,
+  MAP: 21,
+  STRUCT: 22,
 } as const
-
-export interface ColumnLayout {
-  readonly kind: number
-  /** Bytes per value in the data buffer; 0 for bit-packed booleans and variable-length columns. */
-  readonly byteWidth: number
-  /** Buffers of the column in an IPC body: validity + data, or validity + offsets + data. */
-  readonly bufferCount: 2 | 3
-  readonly arrowType: ArrowType
-}
-
-function unitOf(precision: number): ArrowTimeUnit {
-  if (precision === 0) return 'SECOND'
-  if (precision <= 3) return 'MILLISECOND'
-  if (precision <= 6) return 'MICROSECOND'
-  return 'NANOSECOND'
-}
-
-function layout(kind: number, byteWidth: number, arrowType: ArrowType, bufferCount: 2 | 3 = 2): ColumnLayout {
-  return { kind, byteWidth, bufferCount, arrowType }
-}
-
-function checkPrecision(t: DataType, precision: number, min: number, max: number): void {
-  if (!Number.isInteger(precision) || precision < min || precision > max) {
-    throw new FlussError('INVALID_REQUEST', `${typeToString(t)} has a precision outside ${min}..${max}`)
-  }
-}
-
-/** The Arrow layout of a Fluss column type (Fluss `ArrowUtils.toArrowType`). */
-export function columnLayout(t: DataType): ColumnLayout {
-  const K = ColumnKind
-  switch (t.type) {
-    case 'BOOLEAN':
-      return layout(K.BOOL, 0, { id: 'Bool' })
-    case 'TINYINT':
-      return layout(K.INT8, 1, { id: 'Int', bitWidth: 8, signed: true })
-    case 'SMALLINT':
-      return layout(K.INT16, 2, { id: 'Int', bitWidth: 16, signed: true })
-    case 'INTEGER':
-      return layout(K.INT32, 4, { id: 'Int', bitWidth: 32, signed: true })
-    case 'BIGINT':
-      return layout(K.INT64, 8, { id: 'Int', bitWidth: 64, signed: true })
-    case 'FLOAT':
-      return layout(K.FLOAT32, 4, { id: 'FloatingPoint', precision: 'SINGLE' })
-    case 'DOUBLE':
-      return layout(K.FLOAT64, 8, { id: 'FloatingPoint', precision: 'DOUBLE' })
-    case 'CHAR':
-    case 'STRING':
-      return layout(K.UTF8, 0, { id: 'Utf8' }, 3)
-    case 'BYTES':
-      return layout(K.BINARY, 0, { id: 'Binary' }, 3)
-    case 'BINARY':
-      checkPrecision(t, t.length, 1, 2147483647)
-      return layout(K.FIXED_BINARY, t.length, { id: 'FixedSizeBinary', byteWidth: t.length })
-    case 'DECIMAL':
-      checkPrecision(t, t.precision, 1, 38)
-      if (!Number.isInteger(t.scale) || t.scale < 0 || t.scale > t.precision) {
-        throw new FlussError('INVALID_REQUEST', `${typeToString(t)} has a scale outside 0..precision`)
-      }
-      return layout(K.DECIMAL128, 16, {
-        id: 'Decimal',
-        precision: t.precision,
-        scale: t.scale,
-        bitWidth: 128,
-      })
-    case 'DATE':
-      return layout(K.DATE_DAY, 4, { id: 'Date', unit: 'DAY' })
-    case 'TIME_WITHOUT_TIME_ZONE': {
-      checkPrecision(t, t.precision, 0, 9)
-      const unit = unitOf(t.precision)
-      const wide = unit === 'MICROSECOND' || unit === 'NANOSECOND'
-      return layout(K.TIME_SECOND + TIME_UNITS.indexOf(unit), wide ? 8 : 4, {
-        id: 'Time',
-        unit,
-        bitWidth: wide ? 64 : 32,
-      })
-    }
-    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
-    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE': {
-      checkPrecision(t, t.precision, 0, 9)
-      const unit = unitOf(t.precision)
-      return layout(K.TIMESTAMP_SECOND + TIME_UNITS.indexOf(unit), 8, {
-        id: 'Timestamp',
-        unit,
-        timezone: null,
-      })
-    }
-    default:
-      throw new FlussError(
-        'INVALID_REQUEST',
-        `column type ${typeToString(t)} is not supported by the Arrow log format yet (nested types are not implemented)`,
-      )
-  }
-}
-
-/** Layouts of every column of a row type. */
-export function rowLayouts(rowType: RowType): ColumnLayout[] {
-  return rowType.fields.map(f => columnLayout(f.type))
-}
 
 const PRECISION_OF_UNIT: Record<ArrowTimeUnit, number> = {
   SECOND: 0,

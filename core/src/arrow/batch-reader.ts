@@ -1,18 +1,9 @@
 import type { Row, Value } from '../row/value.js'
 import type { RowType } from '../types/data-type.js'
-import { rowLayouts } from './arrow-type.js'
-import { type ArrowColumn, decodeColumn, isNull, readValue } from './column-reader.js'
+import { decodeBatchColumns } from './batch-columns.js'
+import { type ArrowColumn, isNull, readValue } from './column-reader.js'
 import type { ArrowCompressionType } from './compression.js'
-import { decompressPiece } from './compression.js'
-import { corrupt } from './flatbuf-reader.js'
-import { getInt64Number } from './int64.js'
-import {
-  bufferRegion,
-  CODEC_LZ4_FRAME,
-  CODEC_NONE,
-  type RecordBatchHeader,
-  readRecordBatchHeader,
-} from './message.js'
+import { CODEC_LZ4_FRAME, CODEC_NONE, readRecordBatchHeader } from './message.js'
 
 export interface ArrowBatchReaderOptions {
   /** Upper bound on the total decompressed size of one batch (default 256 MiB). */
@@ -45,7 +36,7 @@ export class ArrowBatchReader {
     const header = readRecordBatchHeader(view)
     this.recordCount = header.length
     this.messageSizeInBytes = header.frame.end
-    this.columns = decodeColumns(
+    this.columns = decodeBatchColumns(
       bytes,
       view,
       header,
@@ -97,79 +88,10 @@ export class ArrowBatchReader {
   }
 }
 
-function decodeColumns(
-  message: Uint8Array,
-  view: DataView,
-  header: RecordBatchHeader,
-  rowType: RowType,
-  maxUncompressedBytes: number,
-): ArrowColumn[] {
-  const layouts = rowLayouts(rowType)
-  const expectedBuffers = layouts.reduce((sum, l) => sum + l.bufferCount, 0)
-  if (header.nodeCount !== layouts.length) {
-    throw corrupt(`batch has ${header.nodeCount} field nodes, the row type has ${layouts.length} columns`)
-  }
-  if (header.bufferCount !== expectedBuffers) {
-    throw corrupt(`batch has ${header.bufferCount} buffers, the row type needs ${expectedBuffers}`)
-  }
-  const pieces = bufferPieces(message, view, header)
-  if (header.codec !== CODEC_NONE) checkUncompressedTotal(pieces, maxUncompressedBytes)
-  const columns: ArrowColumn[] = []
-  let b = 0
-  for (let c = 0; c < layouts.length; c++) {
-    const field = rowType.fields[c]
-    const at = header.nodes + 16 * c
-    const length = getInt64Number(view, at)
-    const nullCount = getInt64Number(view, at + 8)
-    if (length !== header.length)
-      throw corrupt(`column '${field.name}' has ${length} values in a batch of ${header.length}`)
-    if (!(nullCount >= 0 && nullCount <= length))
-      throw corrupt(`column '${field.name}' has null count ${nullCount}`)
-    if (nullCount > 0 && !field.type.nullable)
-      throw corrupt(`NOT NULL column '${field.name}' has ${nullCount} nulls`)
-    const buffers = pieces.slice(b, b + layouts[c].bufferCount)
-    if (header.codec !== CODEC_NONE) {
-      for (let i = 0; i < buffers.length; i++)
-        buffers[i] = decompressPiece(header.codec, buffers[i], maxUncompressedBytes)
-    }
-    const scale = field.type.type === 'DECIMAL' ? field.type.scale : 0
-    columns.push(decodeColumn(field.name, layouts[c], scale, length, nullCount, buffers))
-    b += layouts[c].bufferCount
-  }
-  return columns
-}
-
-function bufferPieces(message: Uint8Array, view: DataView, header: RecordBatchHeader): Uint8Array[] {
-  const region = { offset: 0, length: 0 }
-  const pieces: Uint8Array[] = []
-  const bodyStart = header.frame.bodyStart
-  for (let i = 0; i < header.bufferCount; i++) {
-    bufferRegion(view, header, i, region)
-    pieces.push(message.subarray(bodyStart + region.offset, bodyStart + region.offset + region.length))
-  }
-  return pieces
-}
-
-/** Rejects a batch whose declared uncompressed buffers add up past the limit, before inflating any. */
-function checkUncompressedTotal(pieces: readonly Uint8Array[], maxUncompressedBytes: number): void {
-  let total = 0
-  for (const piece of pieces) {
-    if (piece.length < 8) continue
-    const declared = getInt64Number(new DataView(piece.buffer, piece.byteOffset, 8), 0)
-    // -1: stored raw; NaN or other negatives are rejected when the buffer is decoded
-    if (declared === -1) total += piece.length - 8
-    else if (declared > 0) total += declared
-  }
-  if (total > maxUncompressedBytes) {
-    throw corrupt(
-      `batch declares ${total} uncompressed bytes, more than the limit of ${maxUncompressedBytes}`,
-    )
-  }
-}
-
 /** What the header of a RecordBatch message says, read without touching the body. */
 export interface RecordBatchInfo {
   readonly recordCount: number
+  /** Field nodes: the column count for flat row types, more with nested columns (`arrowNodeCount`). */
   readonly fieldCount: number
   readonly compression: ArrowCompressionType
   readonly bodyLength: number

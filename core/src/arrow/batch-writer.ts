@@ -1,8 +1,8 @@
 import { FlussError } from '../errors/index.js'
 import type { Row } from '../row/value.js'
 import type { RowType } from '../types/data-type.js'
-import { rowLayouts } from './arrow-type.js'
-import { ColumnWriter, pad8 } from './column-writer.js'
+import { rowLayouts } from './column-layout.js'
+import { type ArrowColumnWriter, pad8 } from './column-writer.js'
 import {
   type ArrowCompressionInfo,
   codecOf,
@@ -12,6 +12,7 @@ import {
 } from './compression.js'
 import { setInt64Number } from './int64.js'
 import { CODEC_NONE, recordBatchMetadataSize, writeRecordBatchHeader } from './message.js'
+import { createColumnWriter } from './nested-column-writer.js'
 
 export interface ArrowBatchWriterOptions {
   /** Body compression; default none. Fluss tables default to ZSTD level 3 (`DEFAULT_COMPRESSION`). */
@@ -32,10 +33,11 @@ const COMPRESSION_RATIO_DETERIORATE_STEP = 0.05
  * then `reset()` to reuse the buffers for the next batch.
  */
 export class ArrowBatchWriter {
-  private readonly columns: ColumnWriter[]
+  private readonly columns: ArrowColumnWriter[]
   private readonly codec: number
   private readonly level: number
   private readonly bufferCount: number
+  private readonly nodeCount: number
   private metadataBytes: number | undefined
   private rows = 0
   /** Estimated compressed/uncompressed body ratio, learned like Fluss's ArrowCompressionRatioEstimator. */
@@ -50,8 +52,9 @@ export class ArrowBatchWriter {
     this.level = compression.level ?? DEFAULT_ZSTD_LEVEL
     const layouts = rowLayouts(rowType)
     const capacity = options.initialCapacityRows ?? 1024
-    this.bufferCount = layouts.reduce((sum, l) => sum + l.bufferCount, 0)
-    this.columns = rowType.fields.map((f, i) => new ColumnWriter(f.name, f.type, layouts[i], capacity))
+    this.bufferCount = layouts.reduce((sum, l) => sum + l.totalBufferCount, 0)
+    this.nodeCount = layouts.reduce((sum, l) => sum + l.nodeCount, 0)
+    this.columns = rowType.fields.map((f, i) => createColumnWriter(f.name, f.type, layouts[i], capacity))
   }
 
   /** Rows added since the last reset. */
@@ -80,7 +83,7 @@ export class ArrowBatchWriter {
   }
 
   private metadataSize(): number {
-    this.metadataBytes ??= recordBatchMetadataSize(this.columns.length, this.bufferCount, this.codec)
+    this.metadataBytes ??= recordBatchMetadataSize(this.nodeCount, this.bufferCount, this.codec)
     return this.metadataBytes
   }
 
@@ -109,7 +112,7 @@ export class ArrowBatchWriter {
     const nodes: number[] = []
     for (const c of this.columns) {
       c.buffers(pieces)
-      nodes.push(c.count, c.nullCount)
+      c.nodes(nodes)
     }
     const prefixes = this.codec === CODEC_NONE ? null : this.compressPieces(pieces)
     const buffers = new Array<number>(pieces.length * 2)
@@ -122,7 +125,7 @@ export class ArrowBatchWriter {
     }
     const meta = {
       length: this.rows,
-      nodeCount: this.columns.length,
+      nodeCount: this.nodeCount,
       nodes,
       bufferCount: pieces.length,
       buffers,

@@ -1,7 +1,8 @@
-import { Decimal, Timestamp, type Value } from '../row/value.js'
-import { type ColumnLayout, ColumnKind as K } from './arrow-type.js'
+import { Decimal, type Value } from '../row/value.js'
+import { ColumnKind as K } from './arrow-type.js'
+import type { ColumnLayout } from './column-layout.js'
 import { corrupt } from './flatbuf-reader.js'
-import { getInt64Number, type Int64Split, splitInt64 } from './int64.js'
+import { readInt128, readTemporal, utf8 } from './value-decoding.js'
 
 /**
  * A decoded (validated, decompressed) column of a RecordBatch, read in place. Conversions back to
@@ -19,9 +20,11 @@ export interface ArrowColumn {
   /** Data buffer: values, bit-packed booleans, or the bytes of a variable-length column. */
   readonly data: Uint8Array
   readonly view: DataView
-  /** Int32 offsets of a variable-length column. */
+  /** Int32 offsets of a variable-length column, or into the child of a List or Map column. */
   readonly offsets: DataView | null
   readonly scale: number
+  /** Children of a List (element), Map (entries struct of key and value) or Struct column. */
+  readonly children: readonly ArrowColumn[]
 }
 
 function dataView(bytes: Uint8Array): DataView {
@@ -38,16 +41,7 @@ export function decodeColumn(
   buffers: readonly Uint8Array[],
 ): ArrowColumn {
   const validityBytes = (length + 7) >> 3
-  let validity: Uint8Array | null = null
-  let allNull = false
-  if (nullCount > 0) {
-    if (buffers[0].length >= validityBytes) validity = buffers[0]
-    else if (nullCount === length && buffers[0].length === 0) allNull = true
-    else
-      throw corrupt(
-        `column '${name}': validity buffer has ${buffers[0].length} bytes, needs ${validityBytes}`,
-      )
-  }
+  const { validity, allNull } = readValidity(name, length, nullCount, buffers[0])
   const data = buffers[layout.bufferCount - 1]
   let offsets: DataView | null = null
   if (layout.bufferCount === 3) {
@@ -68,8 +62,63 @@ export function decodeColumn(
     view: dataView(data),
     offsets,
     scale,
+    children: [],
   }
 }
+
+/** The validity bitmap of a column: null when there are no nulls or when every value is null. */
+export function readValidity(
+  name: string,
+  length: number,
+  nullCount: number,
+  buffer: Uint8Array,
+): { validity: Uint8Array | null; allNull: boolean } {
+  if (nullCount === 0) return { validity: null, allNull: false }
+  if (buffer.length >= (length + 7) >> 3) return { validity: buffer, allNull: false }
+  if (nullCount === length && buffer.length === 0) return { validity: null, allNull: true }
+  throw corrupt(`column '${name}': validity buffer has ${buffer.length} bytes, needs ${(length + 7) >> 3}`)
+}
+
+/**
+ * A List, Map or Struct column over its decoded children; the offsets of a List or Map must stay
+ * within its child, and a Struct's children must have a value per row.
+ */
+export function nestedColumn(
+  name: string,
+  layout: ColumnLayout,
+  length: number,
+  nullCount: number,
+  buffers: readonly Uint8Array[],
+  children: readonly ArrowColumn[],
+): ArrowColumn {
+  const { validity, allNull } = readValidity(name, length, nullCount, buffers[0])
+  let offsets: DataView | null = null
+  if (layout.kind === K.STRUCT) {
+    for (const [k, c] of children.entries()) {
+      if (c.length < length)
+        throw corrupt(`column '${name}': field ${k} has ${c.length} values for ${length} rows`)
+    }
+  } else {
+    offsets = checkOffsets(name, buffers[1], length, children[0].length)
+    if (offsets === null && length > 0) throw corrupt(`column '${name}': missing offsets`)
+  }
+  return {
+    kind: layout.kind,
+    byteWidth: 0,
+    length,
+    nullCount,
+    validity,
+    allNull,
+    data: EMPTY,
+    view: EMPTY_VIEW,
+    offsets,
+    scale: 0,
+    children,
+  }
+}
+
+const EMPTY = new Uint8Array(0)
+const EMPTY_VIEW = new DataView(EMPTY.buffer)
 
 function checkOffsets(name: string, bytes: Uint8Array, length: number, dataLength: number): DataView | null {
   if (length === 0 && bytes.length === 0) return null
@@ -93,25 +142,28 @@ export function isNull(c: ArrowColumn, i: number): boolean {
   return c.allNull || (c.validity !== null && (c.validity[i >> 3] & (1 << (i & 7))) === 0)
 }
 
-const decoder = new TextDecoder()
-const split: Int64Split = { quotient: 0, remainder: 0 }
-
-function utf8(bytes: Uint8Array, start: number, end: number): string {
-  if (end - start > 24) return decoder.decode(bytes.subarray(start, end))
-  let s = ''
-  for (let i = start; i < end; i++) {
-    const c = bytes[i]
-    if (c >= 0x80) return decoder.decode(bytes.subarray(start, end))
-    s += String.fromCharCode(c)
-  }
-  return s
-}
-
 /** The core value at row `i` (the caller checks the index). */
 export function readValue(c: ArrowColumn, i: number): Value {
   if (isNull(c, i)) return null
   const view = c.view
   switch (c.kind) {
+    case K.LIST: {
+      const offsets = c.offsets as DataView
+      const start = offsets.getInt32(i * 4, true)
+      const out = new Array<Value>(offsets.getInt32(i * 4 + 4, true) - start)
+      for (let j = 0; j < out.length; j++) out[j] = readValue(c.children[0], start + j)
+      return out
+    }
+    case K.MAP: {
+      const offsets = c.offsets as DataView
+      const [key, value] = c.children[0].children
+      const out = new Map<Value, Value>()
+      for (let j = offsets.getInt32(i * 4, true); j < offsets.getInt32(i * 4 + 4, true); j++)
+        out.set(readValue(key, j), readValue(value, j))
+      return out
+    }
+    case K.STRUCT:
+      return c.children.map(child => readValue(child, i))
     case K.BOOL:
       return ((c.data[i >> 3] >> (i & 7)) & 1) === 1
     case K.INT8:
@@ -141,43 +193,5 @@ export function readValue(c: ArrowColumn, i: number): Value {
       return new Decimal(readInt128(view, i * 16), c.scale)
     default:
       return readTemporal(c, i)
-  }
-}
-
-function readInt128(view: DataView, at: number): bigint {
-  const low = view.getBigInt64(at, true)
-  const high1 = view.getInt32(at + 8, true)
-  const high2 = view.getInt32(at + 12, true)
-  if (high1 === high2 && (high1 === 0 ? low >= 0n : high1 === -1 && low < 0n)) return low
-  return (view.getBigInt64(at + 8, true) << 64n) | view.getBigUint64(at, true)
-}
-
-function readTemporal(c: ArrowColumn, i: number): Value {
-  const view = c.view
-  switch (c.kind) {
-    case K.TIME_SECOND:
-      return view.getInt32(i * 4, true) * 1000
-    case K.TIME_MICRO:
-    case K.TIME_NANO: {
-      const value = getInt64Number(view, i * 8)
-      const millis = Math.trunc(value / (c.kind === K.TIME_MICRO ? 1000 : 1_000_000))
-      if (!Number.isFinite(millis) || (millis | 0) !== millis)
-        throw corrupt(`TIME value at row ${i} is out of range`)
-      return millis
-    }
-    case K.TIMESTAMP_SECOND:
-    case K.TIMESTAMP_MILLI: {
-      const value = getInt64Number(view, i * 8)
-      const millis = c.kind === K.TIMESTAMP_SECOND ? value * 1000 : value
-      if (!Number.isSafeInteger(millis)) throw corrupt(`TIMESTAMP value at row ${i} is out of range`)
-      return new Timestamp(millis, 0)
-    }
-    default: {
-      const micro = c.kind === K.TIMESTAMP_MICRO
-      if (!splitInt64(view, i * 8, micro ? 1000 : 1_000_000, split)) {
-        throw corrupt(`TIMESTAMP value at row ${i} is out of range`)
-      }
-      return new Timestamp(split.quotient, micro ? split.remainder * 1000 : split.remainder)
-    }
   }
 }

@@ -1,7 +1,8 @@
 import { FlussError } from '../errors/index.js'
 import { Decimal, Timestamp, type Value } from '../row/value.js'
 import { type DataType, typeToString } from '../types/data-type.js'
-import { type ColumnLayout, ColumnKind as K } from './arrow-type.js'
+import { ColumnKind as K } from './arrow-type.js'
+import type { ColumnLayout } from './column-layout.js'
 import { setInt64Number } from './int64.js'
 import {
   encodeInt128,
@@ -27,7 +28,28 @@ export function pad8(n: number): number {
   return (n + 7) & ~7
 }
 
-export class ColumnWriter {
+/** A column of an Arrow batch under construction, flat or nested (see `nested-column-writer.ts`). */
+export interface ArrowColumnWriter {
+  /** Values written (rows of a top-level column, elements of a child). */
+  readonly count: number
+  readonly nullCount: number
+  /** Appends one value; throws (with nothing changed) when it does not fit the column type. */
+  write(v: Value): void
+  /** Appends a null even to a NOT NULL column: the slot of a child under a null struct. */
+  writeAbsent(): void
+  /** Drops every value after the first `rows`. */
+  rollback(rows: number): void
+  /** Clears the values, keeping the allocated buffers. */
+  reset(): void
+  /** The IPC buffers of the column and its descendants, in body order. */
+  buffers(out: Uint8Array[]): void
+  /** The (length, null count) field nodes of the column and its descendants, in batch order. */
+  nodes(out: number[]): void
+  /** Uncompressed body bytes of the column and its descendants, each buffer padded to 8. */
+  bodySize(): number
+}
+
+export class ColumnWriter implements ArrowColumnWriter {
   readonly kind: number
   private readonly byteWidth: number
   private readonly variable: boolean
@@ -67,18 +89,25 @@ export class ColumnWriter {
 
   /** Appends one value; throws (with nothing changed) when it does not fit the column type. */
   write(v: Value): void {
-    const i = this.count
-    if (i === this.capacity) this.grow()
     if (v === null || v === undefined) {
       if (!this.type.nullable)
         throw new FlussError('INVALID_REQUEST', `null value in NOT NULL column '${this.name}'`)
-      if (this.variable) this.offsets[i + 1] = this.offsets[i]
-      else if (this.byteWidth > 0) this.data.fill(0, i * this.byteWidth, (i + 1) * this.byteWidth)
-      this.nullCount++
-    } else {
-      this.writeValue(i, v)
-      this.validity[i >> 3] |= 1 << (i & 7)
+      this.writeAbsent()
+      return
     }
+    const i = this.count
+    if (i === this.capacity) this.grow()
+    this.writeValue(i, v)
+    this.validity[i >> 3] |= 1 << (i & 7)
+    this.count = i + 1
+  }
+
+  writeAbsent(): void {
+    const i = this.count
+    if (i === this.capacity) this.grow()
+    if (this.variable) this.offsets[i + 1] = this.offsets[i]
+    else if (this.byteWidth > 0) this.data.fill(0, i * this.byteWidth, (i + 1) * this.byteWidth)
+    this.nullCount++
     this.count = i + 1
   }
 
@@ -216,16 +245,16 @@ export class ColumnWriter {
     this.capacity = capacity
   }
 
-  /** Undoes the last `write` when `count` is one past `rows` (a row that failed half-way). */
   rollback(rows: number): void {
-    if (this.count === rows) return
-    const byte = rows >> 3
-    const bit = 1 << (rows & 7)
-    if ((this.validity[byte] & bit) === 0) this.nullCount--
-    this.validity[byte] &= ~bit
-    if (this.kind === K.BOOL) this.data[byte] &= ~bit
-    if (this.variable) this.dataLength = this.offsets[rows]
-    this.count = rows
+    for (let i = rows; i < this.count; i++) {
+      const byte = i >> 3
+      const bit = 1 << (i & 7)
+      if ((this.validity[byte] & bit) === 0) this.nullCount--
+      this.validity[byte] &= ~bit
+      if (this.kind === K.BOOL) this.data[byte] &= ~bit
+    }
+    if (this.variable && rows < this.count) this.dataLength = this.offsets[rows]
+    this.count = Math.min(this.count, rows)
   }
 
   reset(): void {
@@ -235,6 +264,10 @@ export class ColumnWriter {
     this.count = 0
     this.nullCount = 0
     this.dataLength = 0
+  }
+
+  nodes(out: number[]): void {
+    out.push(this.count, this.nullCount)
   }
 
   /** The column's IPC buffers in body order (validity is empty when there are no nulls). */
@@ -249,7 +282,6 @@ export class ColumnWriter {
     }
   }
 
-  /** Uncompressed body bytes of this column, each buffer padded to 8. */
   bodySize(): number {
     const n = this.count
     const validity = this.nullCount > 0 ? pad8((n + 7) >> 3) : 0

@@ -1,12 +1,4 @@
-export {
-  ARROW_TYPE_IDS,
-  type ArrowTimeUnit,
-  type ArrowType,
-  type ColumnLayout,
-  columnLayout,
-  rowLayouts,
-  toFlussType,
-} from './arrow-type.js'
+export { ARROW_TYPE_IDS, type ArrowTimeUnit, type ArrowType, toFlussType } from './arrow-type.js'
 export {
   ArrowBatchReader,
   type ArrowBatchReaderOptions,
@@ -15,6 +7,18 @@ export {
   readRecordBatchInfo,
 } from './batch-reader.js'
 export { ArrowBatchWriter, type ArrowBatchWriterOptions } from './batch-writer.js'
+export {
+  arrowNodeCount,
+  type ChildField,
+  type ColumnLayout,
+  columnLayout,
+  LIST_ELEMENT_NAME,
+  MAP_ENTRIES_NAME,
+  MAP_KEY_NAME,
+  MAP_VALUE_NAME,
+  mapEntriesType,
+  rowLayouts,
+} from './column-layout.js'
 export {
   type ArrowCompressionInfo,
   type ArrowCompressionType,

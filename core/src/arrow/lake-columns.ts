@@ -1,6 +1,7 @@
 import { FlussError } from '../errors/index.js'
 import { type DataType, typeToString } from '../types/data-type.js'
-import { type ColumnLayout, ColumnKind as K } from './arrow-type.js'
+import { ColumnKind as K } from './arrow-type.js'
+import type { ColumnLayout } from './column-layout.js'
 import type { ArrowColumn } from './column-reader.js'
 
 /**

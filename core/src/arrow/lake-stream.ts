@@ -1,7 +1,7 @@
 import { FlussError } from '../errors/index.js'
-import type { RowType } from '../types/data-type.js'
-import { type ColumnLayout, rowLayouts } from './arrow-type.js'
+import { isNested, type RowType, typeToString } from '../types/data-type.js'
 import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './batch-reader.js'
+import { type ColumnLayout, rowLayouts } from './column-layout.js'
 import { decodeColumn } from './column-reader.js'
 import { pad8 } from './column-writer.js'
 import { decompressPiece } from './compression.js'
@@ -78,6 +78,13 @@ export class LakeArrowStreamWriter {
       throw new FlussError(
         'INVALID_REQUEST',
         `${schema.fieldIds.length} field ids given for ${this.rowType.fields.length} lake columns`,
+      )
+    }
+    const nested = schema.userRowType.fields.find(f => isNested(f.type))
+    if (nested !== undefined) {
+      throw new FlussError(
+        'INVALID_REQUEST',
+        `column '${nested.name}' of type ${typeToString(nested.type)}: nested columns are not tiered into the lake yet`,
       )
     }
     this.layouts = rowLayouts(this.rowType)
@@ -170,7 +177,7 @@ export class LakeArrowStreamWriter {
     header: RecordBatchHeader,
     layouts: readonly ColumnLayout[],
   ): Uint8Array[] {
-    const expectedBuffers = layouts.reduce((sum, l) => sum + l.bufferCount, 0)
+    const expectedBuffers = layouts.reduce((sum, l) => sum + l.totalBufferCount, 0)
     if (header.nodeCount !== layouts.length || header.bufferCount !== expectedBuffers) {
       throw corrupt(
         `batch has ${header.nodeCount} columns and ${header.bufferCount} buffers, the schema needs ${layouts.length} and ${expectedBuffers}`,

@@ -1,6 +1,6 @@
 import { FlussError } from '../errors/index.js'
 import type { RowType } from '../types/data-type.js'
-import { rowLayouts } from './arrow-type.js'
+import { rowLayouts } from './column-layout.js'
 import { pad8 } from './column-writer.js'
 import { corrupt } from './flatbuf-reader.js'
 import { getInt64Number } from './int64.js'
@@ -16,13 +16,17 @@ import {
  * Zero-decode column projection of a RecordBatch message, as Fluss's `FileLogProjection` does on
  * projected fetches: the header is rewritten with only the selected field nodes and buffers, and
  * the selected buffers are copied unchanged (compressed ones too, since compression is per
- * buffer). One output allocation per batch; adjacent buffers are copied in one run.
+ * buffer). A nested column (List, Map, Struct) takes the nodes and buffers of all its descendants;
+ * only top-level columns can be selected. One output allocation per batch; adjacent buffers are
+ * copied in one run.
  */
 export class ArrowProjection {
   readonly projectedRowType: RowType
-  private readonly fieldCount: number
+  private readonly nodeCount: number
   private readonly bufferCount: number
   private readonly nodeIndexes: Int32Array
+  /** Whether each projected node is a top-level column (its length must be the batch's). */
+  private readonly topLevel: Uint8Array
   private readonly bufferIndexes: Int32Array
   private readonly nodes: Float64Array
   private readonly buffers: Float64Array
@@ -33,20 +37,32 @@ export class ArrowProjection {
     checkProjection(rowType.fields.length, projectedFields)
     const layouts = rowLayouts(rowType)
     this.projectedRowType = { ...rowType, fields: projectedFields.map(i => rowType.fields[i]) }
-    this.fieldCount = layouts.length
     const firstBuffer: number[] = []
-    let total = 0
+    const firstNode: number[] = []
+    let buffersBefore = 0
+    let nodesBefore = 0
     for (const l of layouts) {
-      firstBuffer.push(total)
-      total += l.bufferCount
+      firstBuffer.push(buffersBefore)
+      firstNode.push(nodesBefore)
+      buffersBefore += l.totalBufferCount
+      nodesBefore += l.nodeCount
     }
-    this.bufferCount = total
+    this.bufferCount = buffersBefore
+    this.nodeCount = nodesBefore
     const buffers: number[] = []
-    for (const f of projectedFields)
-      for (let k = 0; k < layouts[f].bufferCount; k++) buffers.push(firstBuffer[f] + k)
-    this.nodeIndexes = Int32Array.from(projectedFields)
+    const nodes: number[] = []
+    const topLevel: number[] = []
+    for (const f of projectedFields) {
+      for (let k = 0; k < layouts[f].totalBufferCount; k++) buffers.push(firstBuffer[f] + k)
+      for (let k = 0; k < layouts[f].nodeCount; k++) {
+        nodes.push(firstNode[f] + k)
+        topLevel.push(k === 0 ? 1 : 0)
+      }
+    }
+    this.nodeIndexes = Int32Array.from(nodes)
+    this.topLevel = Uint8Array.from(topLevel)
     this.bufferIndexes = Int32Array.from(buffers)
-    this.nodes = new Float64Array(2 * projectedFields.length)
+    this.nodes = new Float64Array(2 * nodes.length)
     this.buffers = new Float64Array(2 * buffers.length)
     this.sourceOffsets = new Float64Array(buffers.length)
   }
@@ -54,8 +70,8 @@ export class ArrowProjection {
   /** Reads the header and fills the scratch arrays; returns the projected body length. */
   private plan(view: DataView): { header: RecordBatchHeader; body: number } {
     const header = readRecordBatchHeader(view)
-    if (header.nodeCount !== this.fieldCount) {
-      throw corrupt(`batch has ${header.nodeCount} field nodes, the row type has ${this.fieldCount} columns`)
+    if (header.nodeCount !== this.nodeCount) {
+      throw corrupt(`batch has ${header.nodeCount} field nodes, the row type needs ${this.nodeCount}`)
     }
     if (header.bufferCount !== this.bufferCount) {
       throw corrupt(`batch has ${header.bufferCount} buffers, the row type needs ${this.bufferCount}`)
@@ -64,7 +80,8 @@ export class ArrowProjection {
       const at = header.nodes + 16 * this.nodeIndexes[k]
       const length = getInt64Number(view, at)
       const nullCount = getInt64Number(view, at + 8)
-      if (length !== header.length || !(nullCount >= 0 && nullCount <= length)) {
+      const badLength = this.topLevel[k] === 1 ? length !== header.length : !(length >= 0)
+      if (badLength || !(nullCount >= 0 && nullCount <= length)) {
         throw corrupt(
           `field node ${this.nodeIndexes[k]} (${length}, ${nullCount}) does not fit a batch of ${header.length}`,
         )

@@ -1,14 +1,9 @@
-import type { DataType, RowType } from '../types/data-type.js'
-import {
-  ARROW_TYPE_IDS,
-  type ArrowTimeUnit,
-  type ArrowType,
-  columnLayout,
-  TIME_UNITS,
-  toFlussType,
-} from './arrow-type.js'
+import { type DataType, DataTypes, type RowField, type RowType, withNullability } from '../types/data-type.js'
+import { ARROW_TYPE_IDS, type ArrowTimeUnit, type ArrowType, TIME_UNITS, toFlussType } from './arrow-type.js'
+import { type ColumnLayout, columnLayout } from './column-layout.js'
 import { corrupt, type FbReader } from './flatbuf-reader.js'
 import { type FbField, FbWriter, REF } from './flatbuf-writer.js'
+import { PARQUET_FIELD_ID_METADATA_KEY } from './lake-system-columns.js'
 import { CONTINUATION, METADATA_V5, MessageHeaderType } from './message.js'
 
 /** A field of an Arrow schema, with the Fluss type it maps to (null when there is none). */
@@ -18,7 +13,12 @@ export interface ArrowField {
   readonly arrowType: ArrowType
   readonly type: DataType | null
   readonly metadata: Readonly<Record<string, string>>
+  /** Child fields of List, Map and Struct fields. */
+  readonly children: readonly ArrowField[]
 }
+
+/** Deepest field nesting read from a schema (a guard against stack exhaustion). */
+const MAX_FIELD_DEPTH = 64
 
 export interface SchemaMessageOptions {
   /** Custom metadata per field, by field position (e.g. `{ 'PARQUET:field_id': '3' }`). */
@@ -59,14 +59,8 @@ export function schemaMessage(rowType: RowType, options: SchemaMessageOptions = 
   const fields = w.refVector(rowType.fields.length)
   w.patch(schemaRefs[0], fields.vector)
   rowType.fields.forEach((f, i) => {
-    let arrowType = columnLayout(f.type).arrowType
-    if (f.type.type === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE' && options.timestampLtzTimezone !== undefined) {
-      arrowType = { ...arrowType, timezone: options.timestampLtzTimezone } as ArrowType
-    }
-    w.patch(
-      fields.data + 4 * i,
-      writeField(w, f.name, f.type.nullable, arrowType, options.fieldMetadata?.[i]),
-    )
+    const field = writeField(w, f.name, f.type, columnLayout(f.type), options, options.fieldMetadata?.[i])
+    w.patch(fields.data + 4 * i, field)
   })
   if (options.metadata) writeKeyValues(w, schemaRefs[1], options.metadata)
   w.alignTo(8)
@@ -82,14 +76,19 @@ export function schemaMessage(rowType: RowType, options: SchemaMessageOptions = 
 function writeField(
   w: FbWriter,
   name: string,
-  nullable: boolean,
-  type: ArrowType,
+  type: DataType,
+  layout: ColumnLayout,
+  options: SchemaMessageOptions,
   metadata: Readonly<Record<string, string>> | undefined,
 ): number {
-  const typeId = type.id === 'Unsupported' ? type.typeId : ARROW_TYPE_IDS[type.id]
+  let arrowType = layout.arrowType
+  if (type.type === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE' && options.timestampLtzTimezone !== undefined) {
+    arrowType = { ...arrowType, timezone: options.timestampLtzTimezone } as ArrowType
+  }
+  const typeId = arrowType.id === 'Unsupported' ? arrowType.typeId : ARROW_TYPE_IDS[arrowType.id]
   const fields: FbField[] = [
     { slot: 0, size: 4, value: REF },
-    { slot: 1, size: 1, value: nullable ? 1 : 0 },
+    { slot: 1, size: 1, value: type.nullable ? 1 : 0 },
     { slot: 2, size: 1, value: typeId },
     { slot: 3, size: 4, value: REF },
     { slot: 5, size: 4, value: REF },
@@ -98,8 +97,12 @@ function writeField(
   const refs: number[] = []
   const table = w.table(fields, refs)
   w.patch(refs[0], w.string(name))
-  w.patch(refs[1], writeType(w, type))
-  w.patch(refs[2], w.refVector(0).vector)
+  w.patch(refs[1], writeType(w, arrowType))
+  const children = w.refVector(layout.children.length)
+  w.patch(refs[2], children.vector)
+  layout.children.forEach((c, i) => {
+    w.patch(children.data + 4 * i, writeField(w, c.name, c.type, c.layout, options, undefined))
+  })
   if (metadata) writeKeyValues(w, refs[3], metadata)
   return table
 }
@@ -136,6 +139,8 @@ function writeType(w: FbWriter, t: ArrowType): number {
     }
     case 'FixedSizeBinary':
       return w.table([{ slot: 0, size: 4, value: t.byteWidth }])
+    case 'Map':
+      return w.table([{ slot: 0, size: 1, value: t.keysSorted ? 1 : 0 }])
     default:
       return w.table([])
   }
@@ -166,24 +171,54 @@ export function readSchema(
   schema: number,
 ): { fields: ArrowField[]; metadata: Record<string, string> } {
   if (fb.i16(schema, 0, 0) !== 0) throw corrupt('big-endian Arrow data is not supported')
-  const vector = fb.vector(schema, 1, 4, 'schema fields')
+  return { fields: readFields(fb, schema, 1, 0), metadata: readKeyValues(fb, schema, 2) }
+}
+
+function readFields(fb: FbReader, table: number, slot: number, depth: number): ArrowField[] {
+  if (depth > MAX_FIELD_DEPTH) throw corrupt(`schema fields nest deeper than ${MAX_FIELD_DEPTH} levels`)
+  const vector = fb.vector(table, slot, 4, depth === 0 ? 'schema fields' : 'field children')
   const fields: ArrowField[] = []
   for (let i = 0; i < (vector?.count ?? 0); i++) {
     const field = fb.tableAt((vector as { data: number }).data, i, 'field')
     const nullable = fb.u8(field, 1, 0) !== 0
     const dictionary = fb.field(field, 4, 4) >= 0
-    const children = fb.vector(field, 5, 4, 'field children')?.count ?? 0
+    const children = readFields(fb, field, 5, depth + 1)
     let arrowType = readType(fb, field)
-    if (dictionary || children > 0) arrowType = { id: 'Unsupported', typeId: fb.u8(field, 2, 0) }
+    const nested = arrowType.id === 'List' || arrowType.id === 'Map' || arrowType.id === 'Struct'
+    if (dictionary || (!nested && children.length > 0))
+      arrowType = { id: 'Unsupported', typeId: fb.u8(field, 2, 0) }
+    const metadata = readKeyValues(fb, field, 6)
     fields.push({
       name: fb.string(field, 0, 'field name') ?? '',
       nullable,
       arrowType,
-      type: toFlussType(arrowType, nullable),
-      metadata: readKeyValues(fb, field, 6),
+      type: nested ? nestedFlussType(arrowType, nullable, children) : toFlussType(arrowType, nullable),
+      metadata,
+      children,
     })
   }
-  return { fields, metadata: readKeyValues(fb, schema, 2) }
+  return fields
+}
+
+/** ARRAY, MAP or ROW for a List, Map or Struct field whose children all map to Fluss types. */
+function nestedFlussType(a: ArrowType, nullable: boolean, children: readonly ArrowField[]): DataType | null {
+  if (children.some(c => c.type === null)) return null
+  let t: DataType | null = null
+  if (a.id === 'List' && children.length === 1) t = DataTypes.ARRAY(children[0].type as DataType)
+  else if (a.id === 'Map' && children.length === 1 && children[0].children.length === 2) {
+    const [key, value] = children[0].children
+    t = DataTypes.MAP(key.type as DataType, value.type as DataType)
+  } else if (a.id === 'Struct' && children.length > 0) {
+    t = DataTypes.ROW(
+      children.map((c): RowField => ({ name: c.name, type: c.type as DataType, fieldId: fieldIdOf(c) })),
+    )
+  }
+  return t === null ? null : withNullability(t, nullable)
+}
+
+function fieldIdOf(f: ArrowField): number {
+  const id = Number(f.metadata[PARQUET_FIELD_ID_METADATA_KEY])
+  return Number.isInteger(id) ? id : -1
 }
 
 function unitAt(fb: FbReader, table: number, fallback: number): ArrowTimeUnit {
@@ -232,6 +267,12 @@ function readType(fb: FbReader, field: number): ArrowType {
       return { id: 'Timestamp', unit: unitAt(fb, t, 0), timezone: fb.string(t, 1, 'timezone') }
     case ARROW_TYPE_IDS.FixedSizeBinary:
       return { id: 'FixedSizeBinary', byteWidth: fb.i32(t, 0, 0) }
+    case ARROW_TYPE_IDS.List:
+      return { id: 'List' }
+    case ARROW_TYPE_IDS.Struct:
+      return { id: 'Struct' }
+    case ARROW_TYPE_IDS.Map:
+      return { id: 'Map', keysSorted: fb.u8(t, 0, 0) !== 0 }
     default:
       return unsupported
   }

@@ -116,7 +116,7 @@ describe('Arrow IPC streams', () => {
   it('reports fields without a Fluss type and yields no readers then', () => {
     const table = new Table({
       u: vectorFromArray([1, 2], new Uint32()),
-      l: vectorFromArray([[1], [2, 3]], new List(new ArrowJsField('item', new Int32(), true))),
+      l: vectorFromArray([[1], [2, 3]], new List(new ArrowJsField('item', new Uint32(), true))),
       s: vectorFromArray(['a', 'b'], new Utf8()),
     })
     const stream = readArrowStream(tableToIPC(table, 'stream'))

@@ -1,6 +1,7 @@
 import { FlussError } from '../errors/index.js'
 import type { DataType, RowField, RowType } from '../types/data-type.js'
 import { ArrowBatchReader, type ArrowBatchReaderOptions } from './batch-reader.js'
+import { arrowNodeCount } from './column-layout.js'
 import { corrupt } from './flatbuf-reader.js'
 import { MessageHeaderType, readMessageFrame, readRecordBatchHeader } from './message.js'
 import { type ArrowField, readSchema, type SchemaMessageOptions, schemaMessage } from './schema.js'
@@ -22,12 +23,13 @@ export function writeArrowStream(
   options: SchemaMessageOptions = {},
 ): Uint8Array {
   const parts: Uint8Array[] = [schemaMessage(rowType, options)]
+  const nodeCount = arrowNodeCount(rowType)
   for (const batch of batches) {
     const header = readRecordBatchHeader(new DataView(batch.buffer, batch.byteOffset, batch.byteLength))
-    if (header.nodeCount !== rowType.fields.length) {
+    if (header.nodeCount !== nodeCount) {
       throw new FlussError(
         'INVALID_REQUEST',
-        `batch has ${header.nodeCount} columns, the row type has ${rowType.fields.length}`,
+        `batch has ${header.nodeCount} field nodes, the row type has ${nodeCount}`,
       )
     }
     parts.push(batch.subarray(0, header.frame.end))

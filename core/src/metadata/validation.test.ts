@@ -457,20 +457,107 @@ describe('validateTableDescriptor rejects (one test per rule)', () => {
       '__offset, _change_type cannot be used as column names, because they are reserved system columns in Fluss. Please use other names for these columns. The reserved system columns are: __offset, __timestamp, __bucket, _change_type, _log_offset, _commit_timestamp',
     ))
 
-  it('nested columns, until the server supports them', () => {
-    const nested = () =>
-      tableWith(
-        [
-          ['id', DataTypes.INT()],
-          ['tags', DataTypes.ARRAY(DataTypes.STRING())],
-        ],
-        [],
-      )
+  it('a nested partition key', () =>
     rejects(
-      nested,
+      () =>
+        tableWith(
+          [
+            ['id', DataTypes.INT()],
+            ['p', DataTypes.ROW([{ name: 'day', type: DataTypes.STRING(), fieldId: 2 }])],
+          ],
+          [],
+        ).with({ partitionKeys: ['p'] }),
       'INVALID_TABLE_EXCEPTION',
-      "Column 'tags' has type ARRAY<STRING>: nested types (ARRAY, MAP, ROW) are not supported by this server yet.",
-    )
-    expect(() => validateTableDescriptor(nested(), { ...CTX, nestedTypesSupported: true })).not.toThrow()
+      "Currently, partitioned table supported partition key type are [CHAR, STRING, BOOLEAN, BINARY, BYTES, TINYINT, SMALLINT, INTEGER, DATE, TIME_WITHOUT_TIME_ZONE, BIGINT, FLOAT, DOUBLE, TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE], but got partition key 'p' with data type ROW<day STRING>.",
+    ))
+
+  it('a nested version column of a versioned table', () =>
+    rejects(
+      () =>
+        tableWith(
+          [
+            ['k', DataTypes.INT()],
+            ['ver', DataTypes.ARRAY(DataTypes.BIGINT())],
+          ],
+          ['k'],
+          { 'table.merge-engine': 'versioned', 'table.merge-engine.versioned.ver-column': 'ver' },
+        ),
+      'INVALID_CONFIG_EXCEPTION',
+      "The version column 'ver' for versioned merge engine must be one type of [INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ], but got ARRAY<BIGINT>.",
+    ))
+
+  it('an aggregation other than last_value/first_value on a nested column', () =>
+    rejects(
+      () =>
+        tableWith(
+          [
+            ['k', DataTypes.INT()],
+            ['tags', DataTypes.ARRAY(DataTypes.STRING()), AggFunctions.LISTAGG()],
+          ],
+          ['k'],
+          { 'table.merge-engine': 'aggregation' },
+        ),
+      'INVALID_CONFIG_EXCEPTION',
+      "Invalid aggregation function for column 'tags': Data type for listagg column must be part of [STRING, CHAR] but was 'ARRAY<STRING>'.",
+    ))
+})
+
+describe('validateTableDescriptor with nested columns', () => {
+  const ISSUE_EXAMPLE = DataTypes.ARRAY(
+    DataTypes.MAP(
+      DataTypes.STRING(),
+      DataTypes.ROW([
+        { name: 'values', type: DataTypes.ARRAY(DataTypes.FLOAT()), fieldId: 3 },
+        { name: 'ts', type: DataTypes.TIMESTAMP_LTZ(3), fieldId: 4 },
+      ]),
+    ),
+  )
+
+  it.each([
+    [
+      'a log table with the deepest example of Fluss 0.9',
+      () =>
+        tableWith(
+          [
+            ['id', DataTypes.INT()],
+            ['m', ISSUE_EXAMPLE],
+          ],
+          [],
+        ),
+    ],
+    [
+      'a partitioned primary-key table with nested value columns',
+      () =>
+        tableWith(
+          [
+            ['id', DataTypes.INT()],
+            ['dt', DataTypes.STRING()],
+            ['tags', DataTypes.ARRAY(DataTypes.STRING())],
+            [
+              'attrs',
+              DataTypes.MAP(
+                DataTypes.STRING(),
+                DataTypes.ARRAY(DataTypes.ROW([{ name: 'a', type: DataTypes.INT(), fieldId: 5 }])),
+              ),
+            ],
+          ],
+          ['id', 'dt'],
+        ).with({ partitionKeys: ['dt'], distribution: { bucketCount: 1, bucketKeys: ['id'] } }),
+    ],
+    [
+      'an aggregation table keeping the first and last nested values',
+      () =>
+        tableWith(
+          [
+            ['k', DataTypes.INT()],
+            ['first', ISSUE_EXAMPLE, AggFunctions.FIRST_VALUE()],
+            ['last', DataTypes.MAP(DataTypes.INT(), DataTypes.INT()), AggFunctions.LAST_VALUE_IGNORE_NULLS()],
+          ],
+          ['k'],
+          { 'table.merge-engine': 'aggregation' },
+        ),
+    ],
+  ])('%s', (_name, d) => {
+    expect(() => validateTableDescriptor(d(), CTX)).not.toThrow()
   })
 })

@@ -6,7 +6,7 @@ import {
   validateTableProperties,
 } from '../config/index.js'
 import { FlussError } from '../errors/index.js'
-import { isNested, type TypeRoot, typeToString } from '../types/data-type.js'
+import { type TypeRoot, typeToString } from '../types/data-type.js'
 import { aggFunctionProblem, aggFunctionToString } from './agg-function.js'
 import { checkPartitioning } from './partition-validation.js'
 import type { Schema } from './schema.js'
@@ -15,8 +15,12 @@ import type { TableDescriptor } from './table-descriptor.js'
 /**
  * Server-side validation of a table to create (Fluss's `TableDescriptorValidation`, release
  * 0.9.1, plus two rules of Fluss 1.0: aggregation functions only on aggregation tables, and DATE
- * auto-partition keys only with the DAY unit). Sluice-specific: nested column types are refused
- * until the row formats support them, and the bucket count must be positive.
+ * auto-partition keys only with the DAY unit). Sluice-specific: the bucket count must be positive.
+ *
+ * Nested types (ARRAY, MAP, ROW, nested to any depth) are allowed everywhere except in primary-key,
+ * bucket-key and partition-key columns, as in Fluss. A versioned table's version column and the
+ * aggregation functions other than last_value and first_value (and their _ignore_nulls forms)
+ * refuse them through their own type rules.
  */
 
 export interface TableValidationContext {
@@ -24,8 +28,6 @@ export interface TableValidationContext {
   readonly maxBucketNum: number
   /** Live tablet servers; when given, a non-partitioned table's replication factor may not exceed it. */
   readonly aliveTabletServers?: number
-  /** Whether ARRAY, MAP and ROW columns may be created (false until the row formats support them). */
-  readonly nestedTypesSupported?: boolean
 }
 
 /** Column names reserved for system columns of lake tables and virtual tables. */
@@ -63,7 +65,6 @@ export function validateTableDescriptor(d: TableDescriptor, ctx: TableValidation
   checkMergeEngine(conf, d.schema)
   checkPartitioning(conf, d.partitionKeys, d.schema)
   checkSystemColumns(d.schema)
-  if (ctx.nestedTypesSupported !== true) checkNoNestedColumns(d.schema)
 }
 
 function checkDistribution(d: TableDescriptor, maxBucketNum: number): void {
@@ -175,15 +176,5 @@ function checkSystemColumns(schema: Schema): void {
       `${reserved.join(', ')} cannot be used as column names, because they are reserved system columns in Fluss. ` +
         `Please use other names for these columns. The reserved system columns are: ${SYSTEM_COLUMNS.join(', ')}`,
     )
-  }
-}
-
-function checkNoNestedColumns(schema: Schema): void {
-  for (const c of schema.columns) {
-    if (isNested(c.type)) {
-      throw invalidTable(
-        `Column '${c.name}' has type ${typeToString(c.type)}: nested types (ARRAY, MAP, ROW) are not supported by this server yet.`,
-      )
-    }
   }
 }

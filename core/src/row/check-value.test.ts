@@ -46,8 +46,20 @@ describe('checkValue', () => {
     [DataTypes.TIMESTAMP(6), new Date(0) as unknown as Value, /expected a Timestamp/],
     [DataTypes.TIMESTAMP(6), new Timestamp(0, 1_000_000), /nanoOfMillis/],
     [DataTypes.TIMESTAMP_LTZ(3), new Timestamp(2 ** 53, 0), /safe integer/],
-    [DataTypes.ARRAY(DataTypes.INT()), [1, 'x'], /column 'c\[\]'/],
-    [DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()), new Map([[null, 1]]), /column 'c\{key\}'.*NOT NULL/],
+    [DataTypes.ARRAY(DataTypes.INT()), [1, 'x'], /value "x" for column 'c\[1\]' of type INT: .*INT range/],
+    [DataTypes.ARRAY(DataTypes.INT()), new Set([1]) as unknown as Value, /column 'c' .*expected an array/],
+    [DataTypes.ARRAY(notNull(DataTypes.INT())), [1, null], /column 'c\[1\]' of type INT NOT NULL: null/],
+    [
+      DataTypes.ARRAY(DataTypes.INT()),
+      new Array<Value>(3).fill(1, 0, 1),
+      /value undefined for column 'c\[1\]'/,
+    ],
+    [
+      DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()),
+      new Map([[null, 1]]),
+      /column 'c\{#0 key\}'.*NOT NULL/,
+    ],
+    [DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()), { a: 1 } as unknown as Value, /expected a Map/],
   ])('rejects %o value %o', (type, value, message) => {
     expect(invalid(() => checkValue(type, value, 'c')).message).toMatch(message)
   })
@@ -67,6 +79,41 @@ describe('checkValue', () => {
     [DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()), new Map<Value, Value>([['a', null]])],
   ])('accepts %o value %o', (type, value) => {
     expect(() => checkValue(type, value, 'c')).not.toThrow()
+  })
+
+  it('names the path to a bad value deep inside a nested column', () => {
+    const score = DataTypes.ROW([
+      { name: 'name', type: DataTypes.STRING(), fieldId: 1 },
+      { name: 'score', type: DataTypes.INT(), fieldId: 2 },
+    ])
+    const tags = DataTypes.ARRAY(score)
+    const good: Value = [['a', 1], null, ['b', null], ['c', 3]]
+    expect(() => checkValue(tags, good, 'tags')).not.toThrow()
+    const bad: Value = [['a', 1], null, ['b', null], ['c', 3.5]]
+    expect(invalid(() => checkValue(tags, bad, 'tags')).message).toBe(
+      "Invalid value 3.5 for column 'tags[3].score' of type INT: expected an integer number in the INT range",
+    )
+    const prices = DataTypes.MAP(DataTypes.STRING(), DataTypes.ARRAY(DataTypes.DECIMAL(5, 2)))
+    const eur = new Map<Value, Value>([['EUR', [new Decimal(1n, 0), new Decimal(1n, 3)]]])
+    expect(invalid(() => checkValue(prices, eur, 'prices')).message).toMatch(
+      /column 'prices\["EUR"\]\[1\]' of type DECIMAL\(5, 2\): more than 2 fraction digits/,
+    )
+    const byArray = DataTypes.MAP(DataTypes.ARRAY(DataTypes.INT()), DataTypes.BOOLEAN())
+    const keys = new Map<Value, Value>([
+      [[1], true],
+      [[2], 0],
+    ])
+    expect(invalid(() => checkValue(byArray, keys, 'm')).message).toMatch(
+      /column 'm\{#1 value\}' of type BOOLEAN/,
+    )
+    const counts = DataTypes.MAP(DataTypes.INT(), DataTypes.ARRAY(DataTypes.STRING()))
+    expect(invalid(() => checkValue(counts, new Map([[7, 'x']]), 'n')).message).toMatch(
+      /column 'n\[7\]' of type ARRAY<STRING>: expected an array/,
+    )
+    const nested = DataTypes.ARRAY(DataTypes.ARRAY(DataTypes.ROW([{ name: 'x', type: score, fieldId: 3 }])))
+    expect(invalid(() => checkValue(nested, [[], [[['n', 1]], [['n', 'two']]]], 'deep')).message).toMatch(
+      /column 'deep\[1\]\[1\].x.score'/,
+    )
   })
 
   it('names nested ROW fields in the message', () => {

@@ -1,9 +1,10 @@
-import { FlussError } from '../errors/index.js'
-import { type DataType, type DecimalType, type RowType, typeToString } from '../types/data-type.js'
+import { type DataType, type DecimalType, isNested } from '../types/data-type.js'
+import { type Fail, nestedColumnChecker, type ValueChecker } from './check-nested.js'
+import { invalidValue } from './invalid-value.js'
 import { Decimal, Timestamp, type Value } from './value.js'
 
-/** Throws FlussError('INVALID_REQUEST') naming the column when `value` cannot be stored as `type`. */
-export type ValueChecker = (value: Value) => void
+export type { Fail, ValueChecker } from './check-nested.js'
+export { invalidValue } from './invalid-value.js'
 
 const MILLIS_PER_DAY = 86_400_000
 const FLOAT_MAX = 3.4028234663852886e38
@@ -29,13 +30,6 @@ export function checkValue(type: DataType, value: Value, column: string): void {
   checker(value)
 }
 
-export function invalidValue(column: string, type: DataType, value: Value, reason: string): FlussError {
-  return new FlussError(
-    'INVALID_REQUEST',
-    `Invalid value ${describeValue(value)} for column '${column}' of type ${typeToString(type)}: ${reason}`,
-  )
-}
-
 /** Compiles a checker for one column (null included: rejected when the type is NOT NULL). */
 export function createValueChecker(type: DataType, column: string): ValueChecker {
   const check = createNonNullChecker(type, column)
@@ -50,11 +44,20 @@ export function createValueChecker(type: DataType, column: string): ValueChecker
   }
 }
 
-/** Compiles a checker for non-null values of one column. */
+/**
+ * Compiles a checker for non-null values of one column. Values of ARRAY, MAP and ROW columns are
+ * checked recursively; an error names the path to the bad value, e.g. `tags[3].score`,
+ * `prices["EUR"]` (see `check-nested.ts`).
+ */
 export function createNonNullChecker(type: DataType, column: string): ValueChecker {
-  const fail = (value: Value, reason: string): never => {
+  if (isNested(type)) return nestedColumnChecker(type, column, flatChecker)
+  return flatChecker(type, (value, reason) => {
     throw invalidValue(column, type, value, reason)
-  }
+  })
+}
+
+/** Compiles a checker for non-null values of a non-nested type; `fail` reports a bad value. */
+function flatChecker(type: DataType, fail: Fail): ValueChecker {
   switch (type.type) {
     case 'BOOLEAN':
       return v => {
@@ -120,31 +123,10 @@ export function createNonNullChecker(type: DataType, column: string): ValueCheck
           fail(v, 'nanoOfMillis must be an integer in [0, 999999]')
         }
       }
-    case 'ROW':
-      return rowChecker(type, column, fail)
-    case 'ARRAY': {
-      const element = createValueChecker(type.elementType, `${column}[]`)
-      return v => {
-        if (!Array.isArray(v)) fail(v, 'expected an array')
-        else for (const e of v) element(e)
-      }
-    }
-    case 'MAP': {
-      const key = createValueChecker(type.keyType, `${column}{key}`)
-      const value = createValueChecker(type.valueType, `${column}{value}`)
-      return v => {
-        if (!(v instanceof Map)) fail(v, 'expected a Map')
-        else
-          for (const [k, e] of v) {
-            key(k)
-            value(e)
-          }
-      }
-    }
+    default:
+      throw new TypeError(`${type.type} is not a flat type`)
   }
 }
-
-export type Fail = (value: Value, reason: string) => never
 
 function integerChecker(min: number, max: number, fail: Fail): ValueChecker {
   return v => {
@@ -163,15 +145,6 @@ function charChecker(length: number, fail: Fail): ValueChecker {
       for (const _ of v) chars++
       if (chars > length) fail(v, `${chars} characters exceed the length ${length}`)
     }
-  }
-}
-
-function rowChecker(type: RowType, column: string, fail: Fail): ValueChecker {
-  const fields = type.fields.map(f => createValueChecker(f.type, `${column}.${f.name}`))
-  return v => {
-    if (!Array.isArray(v)) fail(v, 'expected an array of field values')
-    else if (v.length !== fields.length) fail(v, `expected ${fields.length} field values, got ${v.length}`)
-    else for (let i = 0; i < fields.length; i++) fields[i](v[i])
   }
 }
 
@@ -208,17 +181,4 @@ export function decimalUnscaled(type: DecimalType, value: Value, fail: Fail): bi
 
 function isWellFormed(s: string): boolean {
   return (s as unknown as { isWellFormed(): boolean }).isWellFormed()
-}
-
-function describeValue(value: Value): string {
-  if (value === null) return 'null'
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
-  if (typeof value === 'bigint') return `${value}n`
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  if (value instanceof Decimal) return `Decimal(${value.toString()})`
-  if (value instanceof Timestamp) return `Timestamp(${value.millis}, ${value.nanoOfMillis})`
-  if (value instanceof Uint8Array) return `Uint8Array(${value.length})`
-  if (value instanceof Map) return `Map(${value.size})`
-  if (Array.isArray(value)) return `Array(${value.length})`
-  return typeof value
 }

@@ -2,7 +2,12 @@ import { FlussError } from '../errors/index.js'
 import { type RowType, typeToString } from '../types/data-type.js'
 import { CompactedRowReader } from './compacted/compacted-row-reader.js'
 import { CompactedRowWriter } from './compacted/compacted-row-writer.js'
-import { createFieldWriter, type FieldWriter, RowFieldsReader } from './compacted/field-codec.js'
+import {
+  createFieldWriter,
+  type FieldWriter,
+  type RowFieldsReader,
+  rowReader,
+} from './compacted/field-codec.js'
 import type { Row, Value } from './value.js'
 
 /** Positions of the named columns in `rowType`; an unknown name is INVALID_REQUEST. */
@@ -74,7 +79,7 @@ export class CompactedKeyDecoder {
   private readonly fields: RowFieldsReader
 
   constructor(rowType: RowType, positions: readonly number[] = rowType.fields.map((_, i) => i)) {
-    this.fields = new RowFieldsReader(
+    this.fields = rowReader(
       positions.map(p => rowType.fields[p].type),
       false,
     )

@@ -13,8 +13,16 @@
  * | DATE                          | number: days since 1970-01-01              |
  * | TIME(p)                       | number: milliseconds of the day            |
  * | TIMESTAMP(p), TIMESTAMP_LTZ(p)| Timestamp (epoch millis + nano of milli)   |
- * | ARRAY / MAP / ROW             | Value[] / Map<Value, Value> / Value[]      |
+ * | ARRAY<T>                      | Value[] (elements may be null)             |
+ * | MAP<K, V>                     | Map<Value, Value> (keys are never null)    |
+ * | ROW<f1 T1, ...>               | Value[]: the field values in field order   |
  * | NULL                          | null                                       |
+ *
+ * Nested values nest freely (`ARRAY<MAP<STRING, ROW<v ARRAY<FLOAT>>>>` is `Map<string, [number[]]>[]`).
+ * MAP keys follow JS `Map` semantics (SameValueZero): primitive keys (string, number, bigint,
+ * boolean) are found by value, object keys (Decimal, Timestamp, Uint8Array, arrays, Maps) only by
+ * identity, so a decoded map with such keys is read by iterating it. Entries keep their order
+ * through every encoding; decoding bytes that repeat a key keeps the last value.
  */
 
 export class Decimal {

@@ -2,7 +2,7 @@ import type { RowType } from '../../types/data-type.js'
 import type { Row, Value } from '../value.js'
 import { CompactedRowReader } from './compacted-row-reader.js'
 import { CompactedRowWriter } from './compacted-row-writer.js'
-import { RowFieldsReader, RowFieldsWriter } from './field-codec.js'
+import { checkedRowWriter, type RowFieldsReader, type RowFieldsWriter, rowReader } from './field-codec.js'
 
 /**
  * Encodes rows of one row type as CompactedRow bytes, reusing one growable buffer. Every value is
@@ -15,7 +15,7 @@ export class CompactedRowEncoder {
 
   constructor(rowType: RowType) {
     this.writer = new CompactedRowWriter(rowType.fields.length)
-    this.fields = new RowFieldsWriter(rowType.fields)
+    this.fields = checkedRowWriter(rowType.fields)
   }
 
   /** Encodes into the reused buffer and returns a view of it, valid until the next call. */
@@ -40,7 +40,7 @@ export class CompactedRowDecoder {
 
   constructor(rowType: RowType) {
     this.reader = new CompactedRowReader(rowType.fields.length)
-    this.fields = new RowFieldsReader(
+    this.fields = rowReader(
       rowType.fields.map(f => f.type),
       true,
     )

@@ -1,99 +1,84 @@
-import { FlussError } from '../../errors/index.js'
-import type { DataType, RowField } from '../../types/data-type.js'
+import type { DataType, RowField, RowType } from '../../types/data-type.js'
+import { arrayCodec, mapCodec, type NestedRowCodec } from '../binary/binary-codec.js'
 import { createNonNullChecker, decimalUnscaled, invalidValue } from '../check-value.js'
-import { Decimal, type Row, type Timestamp, type Value } from '../value.js'
-import { CompactedRowReader, corruptRow } from './compacted-row-reader.js'
+import { Decimal, type Timestamp, type Value } from '../value.js'
+import { CompactedRowReader } from './compacted-row-reader.js'
 import { CompactedRowWriter } from './compacted-row-writer.js'
+import { type FieldReader, type FieldWriter, RowFieldsReader, RowFieldsWriter } from './row-fields.js'
 
-/** Checks and writes one non-null value. */
-export type FieldWriter = (w: CompactedRowWriter, value: Value) => void
-/** Reads one non-null value. */
-export type FieldReader = (r: CompactedRowReader) => Value
+export { type FieldReader, type FieldWriter, RowFieldsReader, RowFieldsWriter } from './row-fields.js'
+
+const unchecked = (): never => {
+  throw new TypeError('unchecked decimal value')
+}
 
 /** Compiles the writer of one column's non-null values; it validates each value (see `checkValue`). */
 export function createFieldWriter(type: DataType, column: string): FieldWriter {
+  if (type.type === 'DECIMAL') {
+    const fail = (value: Value, reason: string): never => {
+      throw invalidValue(column, type, value, reason)
+    }
+    return (w, v) => w.writeDecimalUnscaled(decimalUnscaled(type, v, fail), type.precision)
+  }
   const check = createNonNullChecker(type, column)
+  const write = createValueWriter(type)
+  return (w, v) => {
+    check(v)
+    write(w, v)
+  }
+}
+
+/**
+ * Compiles the writer of non-null values that were checked already (the fields of nested values).
+ * ARRAY and MAP values are written as a varint length and Fluss's BinaryArray/BinaryMap bytes, ROW
+ * values as a varint length and a nested CompactedRow.
+ */
+export function createValueWriter(type: DataType): FieldWriter {
   switch (type.type) {
     case 'BOOLEAN':
-      return (w, v) => {
-        check(v)
-        w.writeBoolean(v as boolean)
-      }
+      return (w, v) => w.writeBoolean(v as boolean)
     case 'TINYINT':
-      return (w, v) => {
-        check(v)
-        w.writeByte(v as number)
-      }
+      return (w, v) => w.writeByte(v as number)
     case 'SMALLINT':
-      return (w, v) => {
-        check(v)
-        w.writeShort(v as number)
-      }
+      return (w, v) => w.writeShort(v as number)
     case 'INTEGER':
     case 'DATE':
     case 'TIME_WITHOUT_TIME_ZONE':
-      return (w, v) => {
-        check(v)
-        w.writeInt(v as number)
-      }
+      return (w, v) => w.writeInt(v as number)
     case 'BIGINT':
-      return (w, v) => {
-        check(v)
-        w.writeLong(v as bigint)
-      }
+      return (w, v) => w.writeLong(v as bigint)
     case 'FLOAT':
-      return (w, v) => {
-        check(v)
-        w.writeFloat(v as number)
-      }
+      return (w, v) => w.writeFloat(v as number)
     case 'DOUBLE':
-      return (w, v) => {
-        check(v)
-        w.writeDouble(v as number)
-      }
+      return (w, v) => w.writeDouble(v as number)
     case 'CHAR':
     case 'STRING':
-      return (w, v) => {
-        check(v)
-        w.writeString(v as string)
-      }
+      return (w, v) => w.writeString(v as string)
     case 'BINARY':
     case 'BYTES':
-      return (w, v) => {
-        check(v)
-        w.writeBytes(v as Uint8Array)
-      }
-    case 'DECIMAL': {
-      const fail = (value: Value, reason: string): never => {
-        throw invalidValue(column, type, value, reason)
-      }
-      return (w, v) => w.writeDecimalUnscaled(decimalUnscaled(type, v, fail), type.precision)
-    }
+      return (w, v) => w.writeBytes(v as Uint8Array)
+    case 'DECIMAL':
+      return (w, v) => w.writeDecimalUnscaled(decimalUnscaled(type, v, unchecked), type.precision)
     case 'TIMESTAMP_WITHOUT_TIME_ZONE':
     case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE': {
       const precision = type.precision
       return (w, v) => {
-        check(v)
         const t = v as Timestamp
         w.writeTimestamp(t.millis, t.nanoOfMillis, precision)
       }
     }
     case 'ROW': {
-      const nested = new RowFieldsWriter(type.fields, `${column}.`)
-      const nestedWriter = new CompactedRowWriter(type.fields.length)
-      return (w, v) => {
-        check(v)
-        nestedWriter.reset()
-        nested.write(nestedWriter, v as Value[])
-        w.writeBytes(nestedWriter.bytesView())
-      }
+      const nested = nestedRowCodec(type)
+      return (w, v) => w.writeBytes(nested.encode(v as Value[]))
     }
-    case 'ARRAY':
-    case 'MAP':
-      return (_w, v) => {
-        check(v)
-        throw invalidValue(column, type, v, `${type.type} values are not supported in compacted rows yet`)
-      }
+    case 'ARRAY': {
+      const codec = arrayCodec(type.elementType, nestedRowCodec)
+      return (w, v) => w.writeBytes(codec.encode(v as Value[]))
+    }
+    case 'MAP': {
+      const codec = mapCodec(type, nestedRowCodec)
+      return (w, v) => w.writeBytes(codec.encode(v as Map<Value, Value>))
+    }
   }
 }
 
@@ -131,79 +116,64 @@ export function createFieldReader(type: DataType): FieldReader {
       const precision = type.precision
       return r => r.readTimestamp(precision)
     }
-    case 'ROW': {
-      const nested = new RowFieldsReader(
-        type.fields.map(f => f.type),
-        true,
-      )
-      const nestedReader = new CompactedRowReader(type.fields.length)
-      return r => {
-        const view = r.readNestedView()
-        nestedReader.pointTo(view)
-        return nested.read(nestedReader)
-      }
-    }
+    case 'ROW':
+      return nestedReader(nestedRowCodec(type))
     case 'ARRAY':
+      return nestedReader(arrayCodec(type.elementType, nestedRowCodec))
     case 'MAP':
-      return () => {
-        throw new FlussError('INVALID_REQUEST', `${type.type} values are not supported in compacted rows yet`)
-      }
+      return nestedReader(mapCodec(type, nestedRowCodec))
   }
 }
 
-/** Writes a row's fields (null bits included) with compiled per-column writers. */
-export class RowFieldsWriter {
-  private readonly writers: FieldWriter[]
-  private readonly nullable: boolean[]
-  private readonly columns: string[]
-
-  constructor(
-    private readonly fields: readonly RowField[],
-    columnPrefix = '',
-  ) {
-    this.columns = fields.map(f => `${columnPrefix}${f.name}`)
-    this.writers = fields.map((f, i) => createFieldWriter(f.type, this.columns[i]))
-    this.nullable = fields.map(f => f.type.nullable)
-  }
-
-  write(w: CompactedRowWriter, row: readonly Value[]): void {
-    const n = this.writers.length
-    if (!Array.isArray(row) || row.length !== n) {
-      const got = Array.isArray(row) ? `${row.length} values` : typeof row
-      throw new FlussError('INVALID_REQUEST', `Expected a row of ${n} values, got ${got}`)
-    }
-    for (let i = 0; i < n; i++) {
-      const v = row[i]
-      if (v === null) {
-        if (!this.nullable[i]) {
-          throw invalidValue(this.columns[i], this.fields[i].type, v, 'the column is NOT NULL')
-        }
-        w.setNullAt(i)
-      } else {
-        this.writers[i](w, v)
-      }
-    }
+function nestedReader(codec: {
+  decode(bytes: Uint8Array, offset: number, length: number): Value
+}): FieldReader {
+  return r => {
+    const view = r.readNestedView()
+    return codec.decode(view, 0, view.length)
   }
 }
 
-/** Reads all fields of a row; `withNullBits` is false for keys, which have no null bit set. */
-export class RowFieldsReader {
-  private readonly readers: FieldReader[]
+/** A writer of whole rows whose every value is checked (see `checkValue`). */
+export function checkedRowWriter(fields: readonly RowField[]): RowFieldsWriter {
+  return new RowFieldsWriter(
+    fields,
+    fields.map(f => createFieldWriter(f.type, f.name)),
+    true,
+  )
+}
 
-  constructor(
-    types: readonly DataType[],
-    private readonly withNullBits: boolean,
-  ) {
-    this.readers = types.map(createFieldReader)
-  }
+/** A reader of rows (with null bits) or of keys (without) of the given field types. */
+export function rowReader(types: readonly DataType[], withNullBits: boolean): RowFieldsReader {
+  return new RowFieldsReader(types.map(createFieldReader), withNullBits)
+}
 
-  read(r: CompactedRowReader): Row {
-    const n = this.readers.length
-    const row: Value[] = new Array(n)
-    for (let i = 0; i < n; i++) {
-      row[i] = this.withNullBits && r.isNullAt(i) ? null : this.readers[i](r)
-    }
-    if (r.remaining !== 0) throw corruptRow(`${r.remaining} bytes left after the last field`)
-    return row
+/**
+ * Nested CompactedRows of one ROW type inside compacted rows, arrays and maps. Values are not
+ * checked (the enclosing column's check covers them). `encode` returns a view of a reused buffer.
+ */
+export function nestedRowCodec(rowType: RowType): NestedRowCodec {
+  const n = rowType.fields.length
+  const writer = new CompactedRowWriter(n)
+  const fields = new RowFieldsWriter(
+    rowType.fields,
+    rowType.fields.map(f => createValueWriter(f.type)),
+    false,
+  )
+  const reader = new CompactedRowReader(n)
+  const rows = rowReader(
+    rowType.fields.map(f => f.type),
+    true,
+  )
+  return {
+    encode(row) {
+      writer.reset()
+      fields.write(writer, row)
+      return writer.bytesView()
+    },
+    decode(bytes, offset, length) {
+      reader.pointTo(bytes, offset, length)
+      return rows.read(reader)
+    },
   }
 }

@@ -101,7 +101,7 @@ export class MemoryCatalog {
     })
     const d =
       withDefaults.bucketCount === undefined ? withDefaults.withBucketCount(DEFAULT_BUCKETS) : withDefaults
-    validateTableDescriptor(d, { maxBucketNum: 128_000, nestedTypesSupported: true })
+    validateTableDescriptor(d, { maxBucketNum: 128_000 })
     const now = this.clock.nowMs()
     const info = TableInfo.of(path, this.#nextTableId++, 1, d, now, now)
     this.tables.set(`${path.databaseName}.${path.tableName}`, new MemoryTable(info))

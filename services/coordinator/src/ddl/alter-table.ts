@@ -60,7 +60,7 @@ export function alteredDescriptor(
   if (sameEntries(properties, d.properties) && sameEntries(customProperties, d.customProperties))
     return undefined
   const next = d.withProperties(properties, customProperties)
-  validateTableDescriptor(next, { maxBucketNum, nestedTypesSupported: false })
+  validateTableDescriptor(next, { maxBucketNum })
   return next
 }
 

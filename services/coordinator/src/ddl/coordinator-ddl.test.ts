@@ -200,13 +200,17 @@ describe('table DDL over RPC', () => {
       'INVALID_REPLICATION_FACTOR',
       'Replication factor: 4 larger than available tablet servers: 3.',
     ])
-    const nested = json({
+    const nestedBucketKey = json({
       version: 1,
       schema: { version: 1, columns: [column('a', 'ARRAY', { element_type: { type: 'INTEGER' } })] },
+      bucket_key: ['a'],
       properties: {},
       custom_properties: {},
     })
-    expect((await create(path('x'), nested)).errorName).toBe('INVALID_TABLE_EXCEPTION')
+    expect(await create(path('x'), nestedBucketKey)).toMatchObject({
+      errorName: 'INVALID_TABLE_EXCEPTION',
+      message: expect.stringContaining("Bucket key column 'a' has unsupported data type ARRAY<INT>."),
+    })
     expect((await create(path('bad.name'), tableJson())).errorName).toBe('INVALID_TABLE_EXCEPTION')
     expect((await failure(client.request('GET_TABLE_INFO', { tablePath: path('x') }))).errorName).toBe(
       'TABLE_NOT_EXIST',

@@ -36,8 +36,7 @@ import { retriableWhileServersJoin } from '../membership/servers-joining.js'
 import type { CoordinatorContext } from '../server/coordinator-context.js'
 
 /** Cluster settings DDL applies (Fluss's cluster options). */
-export interface DdlSettings
-  extends Omit<TableCreationContext, 'aliveTabletServers' | 'nestedTypesSupported'> {
+export interface DdlSettings extends Omit<TableCreationContext, 'aliveTabletServers'> {
   readonly maxPartitionNum: number
 }
 
@@ -122,7 +121,6 @@ export class TableDdlService {
     const descriptor = prepareTableForCreation(tableDescriptorFromJson(tableJson), {
       ...this.#deps.settings,
       aliveTabletServers: live.length,
-      nestedTypesSupported: false,
     })
     const bucketCount = descriptor.bucketCount
     const replicationFactor = descriptor.replicationFactor
