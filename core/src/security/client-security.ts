@@ -9,6 +9,7 @@ import {
   CLIENT_SECURITY_SSL_CA_FILE,
   CLIENT_SECURITY_SSL_CERTIFICATE_FILE,
   CLIENT_SECURITY_SSL_KEY_FILE,
+  CLIENT_SECURITY_SSL_SERVER_NAME,
   type Configuration,
 } from '../config/index.js'
 import { FlussError } from '../errors/index.js'
@@ -22,6 +23,10 @@ export interface ClientSecurity {
     readonly caFile?: string
     readonly certificateFile?: string
     readonly keyFile?: string
+    /** PEM text instead of the files (servers' credentials from a secret). */
+    readonly ca?: string
+    readonly certificate?: string
+    readonly key?: string
     /** Overrides the name the server certificate must carry (default: the host connected to). */
     readonly serverName?: string
   }
@@ -52,9 +57,11 @@ export function clientSecurity(config: Configuration): ClientSecurity {
       throw invalid(
         `'${CLIENT_SECURITY_SSL_CERTIFICATE_FILE.key}' and '${CLIENT_SECURITY_SSL_KEY_FILE.key}' must be set together`,
       )
+    const serverName = config.getOptional(CLIENT_SECURITY_SSL_SERVER_NAME)
     out.tls = {
       ...(caFile === undefined ? {} : { caFile }),
       ...(certificateFile === undefined ? {} : { certificateFile, keyFile }),
+      ...(serverName === undefined ? {} : { serverName }),
     }
   }
   if (protocol === 'SASL' || protocol === 'SASL_SSL') {
@@ -100,9 +107,15 @@ export function tlsConnectOptions(t: NonNullable<ClientSecurity['tls']>, host: s
     minVersion: 'TLSv1.2',
     rejectUnauthorized: true,
     servername: t.serverName ?? (/^[\d.]+$|:/.test(host) ? undefined : host),
-    ...(t.caFile === undefined ? {} : { ca: readPem(t.caFile, 'CA file') }),
-    ...(t.certificateFile === undefined || t.keyFile === undefined
-      ? {}
-      : { cert: readPem(t.certificateFile, 'certificate file'), key: readPem(t.keyFile, 'key file') }),
+    ...(t.ca !== undefined
+      ? { ca: t.ca }
+      : t.caFile === undefined
+        ? {}
+        : { ca: readPem(t.caFile, 'CA file') }),
+    ...(t.certificate !== undefined && t.key !== undefined
+      ? { cert: t.certificate, key: t.key }
+      : t.certificateFile === undefined || t.keyFile === undefined
+        ? {}
+        : { cert: readPem(t.certificateFile, 'certificate file'), key: readPem(t.keyFile, 'key file') }),
   }
 }
