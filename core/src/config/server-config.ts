@@ -22,6 +22,11 @@ export const SLUICE_SECRETS_FILE_ENV = 'SLUICE_SECRETS_FILE'
  * TLS certificate, injected by ECS beside SLUICE_SECRETS.
  */
 export const SLUICE_SECRETS_ENV_PREFIX = 'SLUICE_SECRETS_'
+/**
+ * Functions (which ECS does not start) name their secrets instead: ARNs of Secrets Manager
+ * secrets, separated by commas, each a JSON object of secret keys, read at cold start.
+ */
+export const SLUICE_SECRET_ARNS_ENV = 'SLUICE_SECRET_ARNS'
 
 export interface ServerConfigSources {
   /** A flat YAML file (`server.yaml`) of Fluss keys; optional. */

@@ -11,6 +11,8 @@ import {
   CLIENT_SECURITY_SSL_KEY_FILE,
   CLIENT_SECURITY_SSL_SERVER_NAME,
   type Configuration,
+  SASL_PLAIN_USER_PREFIX,
+  SLUICE_SECURITY_SSL_CA,
 } from '../config/index.js'
 import { FlussError } from '../errors/index.js'
 import { parseJaasConfig } from './jaas.js'
@@ -44,7 +46,10 @@ function invalid(message: string): FlussError {
 /**
  * The client side of `client.security.*`, with Fluss's rules: SASL credentials come from
  * `client.security.sasl.username` + `password` (both or neither) or from the JAAS config's
- * `username`/`password`; SASL without credentials is refused before connecting.
+ * `username`/`password`; SASL without credentials is refused before connecting. A process that
+ * holds the cluster's secrets (the gateway) may give only the user name: its password is then the
+ * secret `sluice.security.sasl.plain.user.<name>`, and without `client.security.ssl.ca-file` it
+ * trusts the CA of `sluice.security.ssl.ca`.
  */
 export function clientSecurity(config: Configuration): ClientSecurity {
   const protocol = config.get(CLIENT_SECURITY_PROTOCOL)
@@ -58,8 +63,10 @@ export function clientSecurity(config: Configuration): ClientSecurity {
         `'${CLIENT_SECURITY_SSL_CERTIFICATE_FILE.key}' and '${CLIENT_SECURITY_SSL_KEY_FILE.key}' must be set together`,
       )
     const serverName = config.getOptional(CLIENT_SECURITY_SSL_SERVER_NAME)
+    const caText = caFile === undefined ? config.getOptional(SLUICE_SECURITY_SSL_CA) : undefined
     out.tls = {
       ...(caFile === undefined ? {} : { caFile }),
+      ...(caText === undefined ? {} : { ca: caText }),
       ...(certificateFile === undefined ? {} : { certificateFile, keyFile }),
       ...(serverName === undefined ? {} : { serverName }),
     }
@@ -68,6 +75,10 @@ export function clientSecurity(config: Configuration): ClientSecurity {
     const mechanism = config.get(CLIENT_SECURITY_SASL_MECHANISM) as SaslMechanism
     let username = config.getOptional(CLIENT_SECURITY_SASL_USERNAME)
     let password = config.getOptional(CLIENT_SECURITY_SASL_PASSWORD)
+    if (username !== undefined && password === undefined && mechanism === PLAIN) {
+      const kept = config.rawValues()[`${SASL_PLAIN_USER_PREFIX}${username}`]
+      if (kept !== undefined) password = String(kept)
+    }
     if ((username === undefined) !== (password === undefined))
       throw invalid(
         `Configuration '${CLIENT_SECURITY_SASL_USERNAME.key}' and '${CLIENT_SECURITY_SASL_PASSWORD.key}' must be set together for SASL JAAS authentication`,
