@@ -2,12 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePassword } from '@sluice/cli/cluster'
+import { Connection } from '@sluice/client'
+import { type AclBindingFilter, allowUser, databaseResource, tableResource } from '@sluice/core/security'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueName, waitUntil } from '../harness/index.js'
 import { sluice } from './support/cli.js'
 import { startReadyCluster, type TestCluster } from './support/cluster.js'
 
-/** The sluice binary against a SASL cluster with ACLs on: security options and the acl commands. */
+/** The sluice binary against a SASL cluster with ACLs on: security options and the acl commands; the SDK's dropAcls. */
 describe('the sluice binary against a SASL cluster', () => {
   const adminPassword = generatePassword()
   const alicePassword = generatePassword()
@@ -172,5 +174,73 @@ describe('the sluice binary against a SASL cluster', () => {
       intervalMs: 200,
       what: 'the dropped ACL to reach the servers',
     })
+  })
+
+  it('SDK dropAcls removes exactly what its filters match, and a user without ALTER cannot drop', async () => {
+    const sasl = (user: string, password: string) => ({
+      'bootstrap.servers': bootstrap,
+      'client.security.protocol': 'SASL',
+      'client.security.sasl.username': user,
+      'client.security.sasl.password': password,
+    })
+    const admin = await Connection.create(sasl('admin', adminPassword))
+    const alice = await Connection.create(sasl('alice', alicePassword))
+    try {
+      const path = { databaseName: db, tableName: 'events' }
+      const bindings = [
+        allowUser(tableResource(path), 'READ', 'alice'),
+        allowUser(tableResource(path), 'WRITE', 'alice'),
+        allowUser(databaseResource(db), 'DESCRIBE', 'bob'),
+      ]
+      expect((await admin.getAdmin().createAcls(bindings)).map(r => r.error)).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ])
+      const aliceOnTable: AclBindingFilter = {
+        resourceType: 'TABLE',
+        resourceName: `${db}.events`,
+        principal: { type: 'User', name: 'alice' },
+        operation: 'ANY',
+        permission: 'ANY',
+      }
+      // Alice may not drop ACLs (no ALTER): the filter is refused, nothing is dropped.
+      const refused = await alice
+        .getAdmin()
+        .dropAcls([aliceOnTable])
+        .then(
+          r => r.flatMap(f => f.matches.map(m => m.error?.errorName)),
+          e => [e.errorName],
+        )
+      expect(refused.every(name => name === 'AUTHORIZATION_EXCEPTION') && refused.length > 0).toBe(true)
+      // LIST_ACLS may be answered by any server, each within one ACL refresh of the change.
+      const listed = async (count: number) => {
+        await waitUntil(async () => (await admin.getAdmin().listAcls()).length === count, {
+          timeoutMs: 10_000,
+          intervalMs: 100,
+          what: `${count} ACL entries listed`,
+        })
+        return admin.getAdmin().listAcls()
+      }
+      expect(await listed(3)).toHaveLength(3)
+
+      const [dropped, none] = await admin
+        .getAdmin()
+        .dropAcls([aliceOnTable, { resourceType: 'CLUSTER', operation: 'ANY', permission: 'ANY' }])
+      expect(dropped.matches.map(m => m.binding.entry.operation).sort()).toEqual(['READ', 'WRITE'])
+      expect(dropped.matches.every(m => m.error === undefined)).toBe(true)
+      expect(none.matches).toEqual([])
+      expect(await listed(1)).toEqual([bindings[2]])
+      // Dropping again matches nothing.
+      expect((await admin.getAdmin().dropAcls([aliceOnTable]))[0].matches).toEqual([])
+      const [all] = await admin
+        .getAdmin()
+        .dropAcls([{ resourceType: 'ANY', operation: 'ANY', permission: 'ANY' }])
+      expect(all.matches.map(m => m.binding)).toEqual([bindings[2]])
+      expect(await listed(0)).toEqual([])
+    } finally {
+      await alice.close()
+      await admin.close()
+    }
   })
 })
