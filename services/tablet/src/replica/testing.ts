@@ -7,7 +7,7 @@ import { TableInfo, tablePath } from '@sluice/core/metadata'
 import { LOG_TABLET_DEFAULTS, LogTablet, TestingClock, testBatch } from '../log/index.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { Replica } from './replica.js'
-import type { ReplicaHooks } from './replica-hooks.js'
+import type { ReplicaHooks, ReplicaWarn } from './replica-hooks.js'
 import type { AdjustIsrResult, IsrProposal, IsrWriter, NotifyLeaderAndIsrData } from './replica-types.js'
 
 /** Test scaffolding for replica tests: one bucket of a log table on a temp dir, time by hand. */
@@ -60,6 +60,7 @@ export interface TestReplicaOptions {
   readonly maxLagMs?: number
   readonly hooks?: ReplicaHooks
   readonly dir?: string
+  readonly warn?: ReplicaWarn
 }
 
 /** A replica of TEST_BUCKET (not yet leader or follower) with a real LogTablet. */
@@ -88,6 +89,7 @@ export async function createTestReplica(options: TestReplicaOptions = {}): Promi
     isrRetryBackoffMs: 5,
     clock,
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
     onChanged: () => changes.push(logTablet.highWatermark),
   })
   return {
