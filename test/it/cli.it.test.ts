@@ -94,6 +94,9 @@ describe('the sluice binary against a local cluster', () => {
     expect(missing.code).toBe(3)
     expect(missing.stderr).toContain('TABLE_NOT_EXIST')
     expect((await run('--property', 'client.no-such-key=1', 'db', 'list')).code).toBe(2)
+    const unreachable = await sluice(['-b', '127.0.0.1:1', '-p', 'client.request-timeout=1s', 'db', 'list'])
+    expect(unreachable.code).toBe(5)
+    expect(unreachable.stderr).toContain('cannot reach 127.0.0.1:1')
   })
 
   it('db, table and partition commands, with --output json', async () => {
