@@ -197,7 +197,8 @@ function toBuckets(list: readonly PbBucketMetadata[]): Buckets {
         leader: b.leaderId ?? undefined,
         leaderEpoch: b.leaderEpoch ?? undefined,
         replicas: b.replicaId,
-        ...(b.isrId.length > 0 ? { isr: b.isrId } : {}),
+        // Sluice servers send the ISR; Fluss servers (and older messages) do not.
+        ...(b.isrId !== undefined && b.isrId.length > 0 ? { isr: b.isrId } : {}),
       },
     ]),
   )
