@@ -377,7 +377,12 @@ export class TabletServer {
     }
   }
 
-  #warn(message: string, error?: unknown, component?: string, fields?: Readonly<Record<string, unknown>>): void {
+  #warn(
+    message: string,
+    error?: unknown,
+    component?: string,
+    fields?: Readonly<Record<string, unknown>>,
+  ): void {
     const own = component === undefined ? undefined : this.#deps.logger?.child?.({ component })
     const logger = own ?? this.#deps.logger ?? SILENT_LOGGER
     const all = { ...fields, ...(error === undefined ? {} : { error: String(error) }) }
