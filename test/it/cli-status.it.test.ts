@@ -33,7 +33,9 @@ describe('sluice cluster status', () => {
     await tc?.stop()
   })
 
-  it('reports a bucket whose replica fell out of the ISR, and clears it once the replica caught up', async () => {
+  it('reports a bucket whose replica fell out of the ISR, and clears it once the replica caught up', {
+    timeout: 360_000,
+  }, async () => {
     const db = uniqueName('cli_status')
     const run = async (...args: string[]) => {
       const r = await sluice(args, { env })
@@ -53,6 +55,15 @@ describe('sluice cluster status', () => {
     })
 
     await tc.cluster.killTabletServer(follower)
+    // A record the follower lacks: its leader drops it from the ISR after log.replica.max-lag-time.
+    const write = await sluice(
+      ['-p', 'client.writer.acks=1', '-p', 'client.writer.enable-idempotence=false', 'produce', `${db}.t`],
+      {
+        env,
+        input: '{"id": 1}\n',
+      },
+    )
+    expect(write.code, write.stderr).toBe(0)
     // The follower leaves the ISR (shrunk by its leader or, once its registration lapses, by the
     // coordinator): the bucket is reported with the replica out of the ISR.
     let bucket: Unhealthy | undefined
@@ -61,7 +72,7 @@ describe('sluice cluster status', () => {
         bucket = (await status()).underReplicatedBuckets.find(u => u.table === `${db}.t`)
         return bucket?.outOfSync.includes(follower) === true
       },
-      { timeoutMs: 60_000, intervalMs: 500, what: 'the killed follower to leave the ISR' },
+      { timeoutMs: 120_000, intervalMs: 500, what: 'the killed follower to leave the ISR' },
     )
     expect(bucket?.bucket).toBe(0)
     const text = await run('cluster', 'status')
@@ -72,7 +83,7 @@ describe('sluice cluster status', () => {
 
     await tc.cluster.startTabletServer(follower)
     await waitUntil(async () => (await status()).underReplicatedBuckets.length === 0, {
-      timeoutMs: 60_000,
+      timeoutMs: 120_000,
       intervalMs: 500,
       what: 'the follower to rejoin the ISR',
     })
