@@ -3,6 +3,9 @@ import {
   AUTHORIZER_ENABLED,
   BIND_LISTENERS,
   BOOTSTRAP_SERVERS,
+  CLIENT_SECURITY_PROTOCOL,
+  CLIENT_SECURITY_SASL_USERNAME,
+  CLIENT_SECURITY_SSL_SERVER_NAME,
   DATA_DIR,
   DATALAKE_FORMAT,
   DEFAULT_REPLICATION_FACTOR,
@@ -14,6 +17,8 @@ import {
   SLUICE_METASTORE_TABLE,
   SLUICE_METRICS_EMF_INTERVAL,
   SLUICE_METRICS_EMF_NAMESPACE,
+  SLUICE_SECURITY_SSL_SERVER_NAME,
+  SUPER_USERS,
   TABLET_SERVER_ID,
 } from '@sluice/core/config'
 import type { StageConfig } from './stages.js'
@@ -52,13 +57,56 @@ export function baseFlussConf(stage: StageConfig, resources: ClusterResources): 
     // Metrics reach CloudWatch as embedded-metric-format lines in the task and function logs.
     [SLUICE_METRICS_EMF_INTERVAL.key]: '60s',
     [SLUICE_METRICS_EMF_NAMESPACE.key]: 'Sluice',
-    ...(stage.security.sasl === true
-      ? {
-          [INTERNAL_LISTENER_NAME.key]: 'INTERNAL',
-          [SECURITY_PROTOCOL_MAP.key]: 'CLIENT:SASL,INTERNAL:SASL',
-          [AUTHORIZER_ENABLED.key]: 'true',
-        }
-      : {}),
+    ...securityFlussConf(stage),
+  }
+}
+
+/** The SASL super user whose generated password operators read from Secrets Manager. */
+export const ADMIN_USER = 'admin'
+/** The gateway function's principal on SASL stages (a super user: it authorizes its callers itself). */
+export const GATEWAY_USER = 'sluice-gateway'
+
+/**
+ * Listeners' protocols of a stage: SASL stages get a `CLIENT` and an `INTERNAL` listener, both
+ * SASL (SASL_SSL with TLS), ACLs on, and the generated `admin` and gateway users as super users
+ * (beside any of the stage's `super.users`); TLS-only stages make the one `FLUSS` listener SSL.
+ */
+function securityFlussConf(stage: StageConfig): Record<string, string> {
+  const { sasl, tls } = stage.security
+  const out: Record<string, string> = {}
+  if (sasl === true) {
+    const protocol = tls === undefined ? 'SASL' : 'SASL_SSL'
+    const superUsers = (stage.flussOptions[SUPER_USERS.key] ?? '')
+      .split(';')
+      .map(u => u.trim())
+      .filter(u => u !== '')
+    for (const u of [`User:${ADMIN_USER}`, `User:${GATEWAY_USER}`])
+      if (!superUsers.includes(u)) superUsers.push(u)
+    Object.assign(out, {
+      [INTERNAL_LISTENER_NAME.key]: 'INTERNAL',
+      [SECURITY_PROTOCOL_MAP.key]: `CLIENT:${protocol},INTERNAL:${protocol}`,
+      [AUTHORIZER_ENABLED.key]: 'true',
+      [SUPER_USERS.key]: superUsers.join(';'),
+    })
+  } else if (tls !== undefined) {
+    out[SECURITY_PROTOCOL_MAP.key] = 'FLUSS:SSL'
+  }
+  if (tls !== undefined) out[SLUICE_SECURITY_SSL_SERVER_NAME.key] = tls.serverName
+  return out
+}
+
+/**
+ * The client options of the gateway function on a secured stage: its protocol, its SASL user
+ * (the password comes from its credential secret at cold start) and the certificate name.
+ */
+export function gatewayClientFlussConf(stage: StageConfig): FlussConf {
+  const { sasl, tls } = stage.security
+  if (sasl !== true && tls === undefined) return {}
+  const protocol = sasl === true ? (tls === undefined ? 'SASL' : 'SASL_SSL') : 'SSL'
+  return {
+    [CLIENT_SECURITY_PROTOCOL.key]: protocol,
+    ...(sasl === true ? { [CLIENT_SECURITY_SASL_USERNAME.key]: GATEWAY_USER } : {}),
+    ...(tls === undefined ? {} : { [CLIENT_SECURITY_SSL_SERVER_NAME.key]: tls.serverName }),
   }
 }
 

@@ -47,6 +47,32 @@ export interface SecurityConfig {
    * the JAAS configs (users, internal credentials) go in the server secrets (SLUICE_SECRETS).
    */
   readonly sasl?: boolean
+  /**
+   * TLS on the servers' own listeners, so the whole data path (clients to every coordinator and
+   * tablet server, and servers to each other) is encrypted: the listeners become SSL (SASL_SSL with
+   * `sasl`). The certificate comes from Secrets Manager, never from files in the image.
+   */
+  readonly tls?: ServerTlsConfig
+}
+
+/** Where the servers' certificate is and which name clients verify. */
+export interface ServerTlsConfig {
+  /**
+   * A Secrets Manager secret holding a JSON object with `sluice.security.ssl.certificate` (PEM,
+   * with its chain) and `sluice.security.ssl.key` (PEM private key), shared by every server.
+   */
+  readonly certificateSecretArn: string
+  /**
+   * A Secrets Manager secret holding `{"sluice.security.ssl.ca": "<PEM>"}`: the authority the
+   * servers and the gateway verify server certificates against (kept apart from the key, so the
+   * gateway reads only this).
+   */
+  readonly caSecretArn: string
+  /**
+   * The name the certificate carries and every client verifies instead of the address it connects
+   * to (servers advertise IP addresses and Cloud Map names): `client.security.ssl.server-name`.
+   */
+  readonly serverName: string
 }
 
 export interface StageConfig {

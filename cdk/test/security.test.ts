@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { METADATA_ACCESS } from '../lib/metadata-access.js'
 import { SluiceStage } from '../lib/sluice-stage.js'
 import { STAGES } from '../lib/stages.js'
-import { REPO_ROOT, SYNTH_TIMEOUT_MS, testApp } from './synth.js'
+import { joinedText, REPO_ROOT, SYNTH_TIMEOUT_MS, testApp } from './synth.js'
 
 type Statement = {
   Effect: string
@@ -122,18 +122,163 @@ describe('SASL stages', () => {
   })
 })
 
+type Container = { Name: string; Secrets?: { Name: string; ValueFrom: unknown }[]; Environment?: unknown }
+
+/** The server containers of every coordinator and tablet server task definition. */
+function serverContainers(t: Template): Container[] {
+  return Object.values(t.findResources('AWS::ECS::TaskDefinition'))
+    .map(d => d.Properties.ContainerDefinitions.find((c: Container) => c.Name === 'server'))
+    .filter((c): c is Container => c !== undefined)
+}
+
+/** Logical ids of the secrets whose id starts with `prefix`. */
+function secretIds(t: Template, prefix: string): string[] {
+  return Object.keys(t.findResources('AWS::SecretsManager::Secret')).filter(id => id.startsWith(prefix))
+}
+
+/** The gateway function's environment. */
+function gatewayEnvironment(t: Template): Record<string, unknown> {
+  const fns = Object.entries(t.findResources('AWS::Lambda::Function')).filter(([id]) =>
+    id.startsWith('GatewayHandler'),
+  )
+  expect(fns).toHaveLength(1)
+  return fns[0][1].Properties.Environment.Variables
+}
+
+/** Secret logical ids a role may read (GetSecretValue). */
+function readableSecrets(t: Template, rolePrefix: string): string[] {
+  return statementsOf(t, rolePrefix)
+    .filter(s => actions(s).includes('secretsmanager:GetSecretValue'))
+    .map(s => (s.Resource as { Ref: string }).Ref ?? JSON.stringify(s.Resource))
+    .sort()
+}
+
 describe('server secrets', () => {
   it('inject SLUICE_SECRETS from Secrets Manager into every server container at task start', () => {
-    const defs = Object.values(compute.findResources('AWS::ECS::TaskDefinition'))
-    const servers = defs.filter(d =>
-      d.Properties.ContainerDefinitions.some((c: { Name: string }) => c.Name === 'server'),
-    )
+    const servers = serverContainers(plain)
     expect(servers.length).toBeGreaterThanOrEqual(4)
-    for (const d of servers) {
-      const container = d.Properties.ContainerDefinitions.find((c: { Name: string }) => c.Name === 'server')
-      expect(container.Secrets.map((s: { Name: string }) => s.Name)).toEqual(['SLUICE_SECRETS'])
+    for (const container of servers) {
+      expect(container.Secrets?.map(s => s.Name)).toEqual(['SLUICE_SECRETS'])
       expect(JSON.stringify(container.Environment)).not.toContain('jaas')
     }
-    compute.resourceCountIs('AWS::SecretsManager::Secret', 1)
+    // A PLAINTEXT stage has nothing to generate: the secret starts empty, for operators to fill.
+    plain.resourceCountIs('AWS::SecretsManager::Secret', 1)
+    plain.hasResourceProperties('AWS::SecretsManager::Secret', { SecretString: '{}' })
+    expect(gatewayEnvironment(plain).SLUICE_SECRET_ARNS).toBeUndefined()
+  })
+
+  it('SASL stages generate the internal, admin and gateway credentials, so the cluster starts without manual steps', () => {
+    const generated = (key: string) => ({
+      GenerateSecretString: {
+        SecretStringTemplate: '{}',
+        GenerateStringKey: key,
+        PasswordLength: 40,
+        ExcludePunctuation: true,
+      },
+    })
+    compute.resourceCountIs('AWS::SecretsManager::Secret', 3)
+    compute.hasResourceProperties(
+      'AWS::SecretsManager::Secret',
+      generated('sluice.security.sasl.internal.password'),
+    )
+    compute.hasResourceProperties(
+      'AWS::SecretsManager::Secret',
+      generated('sluice.security.sasl.plain.user.admin'),
+    )
+    compute.hasResourceProperties(
+      'AWS::SecretsManager::Secret',
+      generated('sluice.security.sasl.plain.user.sluice-gateway'),
+    )
+    for (const secret of Object.values(compute.findResources('AWS::SecretsManager::Secret')))
+      expect(secret.Properties.SecretString).toBeUndefined()
+    for (const container of serverContainers(compute))
+      expect(container.Secrets?.map(s => s.Name).sort()).toEqual([
+        'SLUICE_SECRETS',
+        'SLUICE_SECRETS_ADMIN',
+        'SLUICE_SECRETS_GATEWAY',
+      ])
+    compute.hasOutput('AdminCredentialsSecretArn', {})
+  })
+
+  it('SASL stages give the gateway its user in FLUSS_CONF and its password from its own secret, read at cold start', () => {
+    const env = gatewayEnvironment(compute)
+    const conf = JSON.parse(joinedText(env.FLUSS_CONF))
+    expect(conf).toMatchObject({
+      'client.security.protocol': 'SASL',
+      'client.security.sasl.username': 'sluice-gateway',
+      'super.users': 'User:admin;User:sluice-gateway',
+    })
+    expect(JSON.stringify(conf)).not.toMatch(/password/)
+    const [gatewaySecret] = secretIds(compute, 'FlussGatewayCredentials')
+    expect(env.SLUICE_SECRET_ARNS).toEqual({ Ref: gatewaySecret })
+    // The gateway reads its own secret only: not the admin's, not the servers'.
+    expect(readableSecrets(compute, 'GatewayHandlerFunctionServiceRole')).toEqual([gatewaySecret])
+    expect(readableSecrets(plain, 'GatewayHandlerFunctionServiceRole')).toEqual([])
+  })
+})
+
+describe('TLS stages', () => {
+  const CERT_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:sluice-tls-AbCdEf'
+  const CA_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:sluice-ca-AbCdEf'
+  const tls = {
+    certificateSecretArn: CERT_SECRET,
+    caSecretArn: CA_SECRET,
+    serverName: 'servers.sluice.example',
+  }
+  let template: Template
+  let disposeTls: () => void
+
+  beforeAll(() => {
+    const test = testApp()
+    disposeTls = test.dispose
+    const stage = { ...STAGES.dev, stageId: 'SluiceDataTls', security: { sasl: true, tls } }
+    template = Template.fromStack(new SluiceStage(test.app, { config: stage, repoRoot: REPO_ROOT }).compute)
+  }, SYNTH_TIMEOUT_MS)
+  afterAll(() => disposeTls())
+
+  it('encrypt the data path: SASL_SSL listeners with the certificate from Secrets Manager in every server', () => {
+    for (const container of serverContainers(template)) {
+      const secrets = Object.fromEntries((container.Secrets ?? []).map(s => [s.Name, s.ValueFrom]))
+      expect(secrets.SLUICE_SECRETS_TLS).toBe(CERT_SECRET)
+      expect(secrets.SLUICE_SECRETS_TLS_CA).toBe(CA_SECRET)
+      const conf = JSON.parse(
+        joinedText(
+          (container.Environment as { Name: string; Value: unknown }[]).find(e => e.Name === 'FLUSS_CONF')
+            ?.Value,
+        ),
+      )
+      expect(conf['security.protocol.map']).toBe('CLIENT:SASL_SSL,INTERNAL:SASL_SSL')
+      expect(conf['sluice.security.ssl.server-name']).toBe('servers.sluice.example')
+    }
+    const conf = JSON.parse(joinedText(gatewayEnvironment(template).FLUSS_CONF))
+    expect(conf['client.security.protocol']).toBe('SASL_SSL')
+    expect(conf['client.security.ssl.server-name']).toBe('servers.sluice.example')
+    // The gateway reads the CA, never the certificate's private key.
+    const gatewayReads = JSON.stringify(
+      statementsOf(template, 'GatewayHandlerFunctionServiceRole').filter(s =>
+        actions(s).includes('secretsmanager:GetSecretValue'),
+      ),
+    )
+    expect(gatewayReads).toContain('sluice-ca-AbCdEf')
+    expect(gatewayReads).not.toContain('sluice-tls-AbCdEf')
+    // The load balancer passes TLS through on 9123: no terminating listener.
+    const listeners = Object.values(template.findResources('AWS::ElasticLoadBalancingV2::Listener'))
+    expect(listeners.map(l => [l.Properties.Port, l.Properties.Protocol])).toEqual([[9123, 'TCP']])
+  })
+
+  it('refuse a terminating load balancer certificate with TLS on the servers', () => {
+    const test = testApp()
+    try {
+      const stage = {
+        ...STAGES.dev,
+        stageId: 'SluiceBothTls',
+        security: { tls, bootstrapCertificateArn: CERTIFICATE },
+      }
+      expect(() => new SluiceStage(test.app, { config: stage, repoRoot: REPO_ROOT })).toThrow(
+        /drop 'security.bootstrapCertificateArn'/,
+      )
+    } finally {
+      test.dispose()
+    }
   })
 })

@@ -1,4 +1,6 @@
+import { SASL_MECHANISM_NAMES, SECURITY_PROTOCOLS } from '@sluice/core/config'
 import { Command, CommanderError, Option } from 'commander'
+import { registerAclCommands } from './commands/acl-commands.js'
 import { registerAdminCommands } from './commands/admin-commands.js'
 import { EXIT, type ExitCode, failureOf, type Io } from './commands/context.js'
 import { registerLakeCommands } from './commands/lake-commands.js'
@@ -16,6 +18,25 @@ export function buildProgram(io: Io): Command {
     .option('-b, --bootstrap <servers>', 'host:port of a coordinator or load balancer (env SLUICE_BOOTSTRAP)')
     .option('-p, --property <key=value>', 'a client property, e.g. a security option (repeat)', collect)
     .option('-c, --config <file>', 'client properties from a file (YAML key: value, or key=value lines)')
+    .addOption(
+      new Option('--security-protocol <protocol>', 'PLAINTEXT, SASL, SSL or SASL_SSL').choices([
+        ...SECURITY_PROTOCOLS,
+      ]),
+    )
+    .addOption(
+      new Option('--sasl-mechanism <mechanism>', 'PLAIN (default) or SCRAM-SHA-256').choices([
+        ...SASL_MECHANISM_NAMES,
+      ]),
+    )
+    .option('--sasl-username <name>', 'SASL user (env SLUICE_SASL_USERNAME)')
+    .option(
+      '--sasl-password <password>',
+      'SASL password; prefer env SLUICE_SASL_PASSWORD or --sasl-password-file (arguments are visible to other users)',
+    )
+    .option('--sasl-password-file <file>', 'a file whose first line is the SASL password')
+    .option('--ssl-ca-file <file>', 'PEM bundle the server certificate is verified against (SSL, SASL_SSL)')
+    .option('--ssl-certificate-file <file>', 'PEM client certificate (mutual TLS)')
+    .option('--ssl-key-file <file>', 'PEM private key of --ssl-certificate-file')
     .addOption(
       new Option(
         '-o, --output <format>',
@@ -49,6 +70,7 @@ environment:
   registerProduce(program, io)
   registerReadCommands(program, io)
   registerLakeCommands(program, io)
+  registerAclCommands(program, io)
   for (const c of program.commands) {
     c.exitOverride()
     for (const sub of c.commands) sub.exitOverride()

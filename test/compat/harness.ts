@@ -1,9 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePassword, LocalCluster, type LocalClusterSecurity } from '@sluice/cli/cluster'
+import { isFlussError } from '@sluice/core/errors'
 import type { ApiName } from '@sluice/core/rpc'
-import { afterAll, beforeEach } from 'vitest'
+import { ANONYMOUS, clusterResource } from '@sluice/core/security'
+import { afterAll, afterEach, beforeEach } from 'vitest'
 import { uniqueName } from '../harness/wait.js'
 import { ProcessDriver } from './drivers/process-driver.js'
 import { javaCommand, pythonCommand } from './drivers/process-runner.js'
@@ -20,15 +23,49 @@ export const COMPAT_ADMIN = 'admin'
 /** One cluster per test file and a driver per client. */
 export interface CompatEnv {
   readonly cluster: LocalCluster
+  /** The drivers of the current test (see `protocols`). */
   readonly java: ProcessDriver
   readonly python: ProcessDriver
   readonly sdk: SdkDriver
   /** The Java and Python drivers as another user of a secured cluster. */
   as(user: string): { java: ProcessDriver; python: ProcessDriver }
+  /** Client options of the gateway and the headers of its callers (a secured cluster's admin). */
+  readonly gateway: {
+    readonly clientConfig: Readonly<Record<string, string>>
+    readonly headers: Readonly<Record<string, string>>
+  }
+  /** Which protocol each driver uses in the current test. */
+  protocols(): { java: string; python: string; sdk: string }
+  /** Moves to the next test's drivers (mixed mode alternates the protocols per test). */
+  nextTest(): void
   /** The last lines of every server log (for failure reports). */
   logs(): string
   stop(): Promise<void>
 }
+
+/**
+ * How the held-over scenarios connect, by SLUICE_COMPAT_SECURITY:
+ * - unset (`mixed`, what `npm run test:compat` runs): every server has a SASL `CLIENT` listener, a
+ *   SASL `INTERNAL` one and a PLAINTEXT `PLAIN` one, with ACLs on; tests alternate: in one the Java
+ *   client speaks SASL (as the `admin` super user) and pyfluss and our SDK PLAINTEXT (anonymous,
+ *   allowed by an ACL), in the next the other way round. Every scenario so runs over both
+ *   protocols, each client over each protocol across a file, at the cost of one run;
+ * - `sasl`: every driver over SASL as `admin`;
+ * - `plaintext`: an open cluster, as before security existed.
+ */
+export type CompatSecurityMode = 'mixed' | 'sasl' | 'plaintext'
+
+export function compatSecurityMode(): CompatSecurityMode {
+  const mode = process.env.SLUICE_COMPAT_SECURITY ?? 'mixed'
+  if (mode !== 'mixed' && mode !== 'sasl' && mode !== 'plaintext')
+    throw new Error(`SLUICE_COMPAT_SECURITY='${mode}': expected mixed (default), sasl or plaintext`)
+  return mode
+}
+
+/** The PLAINTEXT listener of mixed mode. */
+const PLAIN_LISTENER = 'PLAIN'
+/** How often servers reload ACLs in mixed mode. */
+const ACL_REFRESH_MS = 200
 
 function checkBuilt(): void {
   for (const service of ['coordinator', 'tablet']) {
@@ -62,20 +99,32 @@ function pythonSaslConf(javaConf: Readonly<Record<string, string>>): Record<stri
   }
 }
 
-/**
- * The security of a compat cluster: the given one, else SASL + ACLs with an `admin` super user when
- * SLUICE_COMPAT_SECURITY=sasl (every suite then runs through authenticated official clients).
- */
-function compatSecurity(security?: LocalClusterSecurity): LocalClusterSecurity | undefined {
+/** The security of a compat cluster: the given one (its own test), else by the mode. */
+function compatSecurity(
+  mode: CompatSecurityMode,
+  security?: LocalClusterSecurity,
+): LocalClusterSecurity | undefined {
   if (security !== undefined) return security
-  if (process.env.SLUICE_COMPAT_SECURITY !== 'sasl') return undefined
+  if (mode === 'plaintext') return undefined
   return { users: { [COMPAT_ADMIN]: generatePassword() }, superUsers: [COMPAT_ADMIN] }
+}
+
+/** A free loopback port (for a listener whose port clients must know before it starts). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 }
 
 /**
  * Starts a LocalCluster (local AWS, a coordinator, three tablet servers from the compiled services)
  * and the three drivers. The data directory is removed on stop unless SLUICE_COMPAT_KEEP=1. On a
- * secured cluster the drivers connect as `admin`.
+ * secured cluster the drivers connect as `admin` (and, in mixed mode, anonymously over PLAINTEXT).
  */
 export interface CompatOptions {
   readonly security?: LocalClusterSecurity
@@ -90,34 +139,103 @@ export async function startCompatEnv(name: string, options: CompatOptions = {}):
   const dataDir = mkdtempSync(join(tmpdir(), `sluice-compat-${name}-`))
   const scratchDir = join(dataDir, 'driver-files')
   mkdirSync(scratchDir, { recursive: true })
-  const security = compatSecurity(options.security)
+  // A suite with its own security runs as it asks; the others by the mode.
+  const mode = options.security === undefined ? compatSecurityMode() : 'sasl'
+  const security = compatSecurity(mode, options.security)
+  const mixed = mode === 'mixed'
   const cluster = await LocalCluster.start({
     dataDir,
     tabletServers: TABLET_SERVERS,
     coordinatorPort: 0,
     ...(security === undefined ? {} : { security }),
-    ...(options.serverConfig === undefined ? {} : { serverConfig: options.serverConfig }),
+    ...(mixed
+      ? { extraListeners: [PLAIN_LISTENER], extraListenerPorts: { [PLAIN_LISTENER]: await freePort() } }
+      : {}),
+    ...(mixed || options.serverConfig !== undefined
+      ? {
+          serverConfig: {
+            ...(mixed ? { 'sluice.acl.refresh-interval': `${ACL_REFRESH_MS}ms` } : {}),
+            ...options.serverConfig,
+          },
+        }
+      : {}),
   })
   const admin = security === undefined ? {} : cluster.clientConfig(COMPAT_ADMIN)
-  let sdk: SdkDriver
+  const sdks: SdkDriver[] = []
   try {
-    sdk = await SdkDriver.connect(cluster.bootstrapServers, admin)
+    sdks.push(await SdkDriver.connect(cluster.bootstrapServers, admin))
+    if (mixed) {
+      // The anonymous principal of the PLAINTEXT listener may do everything; admin grants it.
+      const results = await sdks[0].connection.getAdmin().createAcls([
+        {
+          resource: clusterResource(),
+          entry: { principal: ANONYMOUS, host: '*', operation: 'ALL', permission: 'ALLOW' },
+        },
+      ])
+      if (results.some(r => r.error !== undefined)) throw results.find(r => r.error)?.error
+      sdks.push(await SdkDriver.connect(cluster.bootstrapServersOf(PLAIN_LISTENER)))
+      // The SASL listener really refuses an anonymous client (else the mode would prove nothing).
+      const anonymous = await SdkDriver.connect(cluster.bootstrapServers).then(
+        async d => {
+          await d.close()
+          return undefined
+        },
+        (e: unknown) => e,
+      )
+      if (!isFlussError(anonymous, 'AUTHENTICATE_EXCEPTION'))
+        throw new Error(`the SASL listener let an anonymous client in (${String(anonymous)})`)
+      // Every server applies the ACL within one refresh interval (ACL_REFRESH below).
+      await new Promise(resolve => setTimeout(resolve, 3 * ACL_REFRESH_MS))
+    }
   } catch (e) {
+    for (const sdk of sdks) await sdk.close().catch(() => undefined)
     await cluster.stop()
     throw e
   }
-  const driversAs = (conf: Readonly<Record<string, string>>) => ({
-    java: new ProcessDriver('java', java, cluster.bootstrapServers, scratchDir, conf),
-    python: new ProcessDriver('python', python, cluster.bootstrapServers, scratchDir, pythonSaslConf(conf)),
+  const driversAt = (bootstrap: string, conf: Readonly<Record<string, string>>) => ({
+    java: new ProcessDriver('java', java, bootstrap, scratchDir, conf),
+    python: new ProcessDriver('python', python, bootstrap, scratchDir, pythonSaslConf(conf)),
   })
+  const secured = driversAt(cluster.bootstrapServers, admin)
+  const plain = mixed ? driversAt(cluster.bootstrapServersOf(PLAIN_LISTENER), {}) : secured
+  const [sdkSecured, sdkPlain = sdkSecured] = sdks
+  let turn = 0
+  const javaSecured = () => !mixed || turn % 2 === 0
+  const protocolOf = (isSecured: boolean) =>
+    security === undefined ? 'PLAINTEXT' : isSecured ? 'SASL' : 'PLAINTEXT'
+  const users = security?.users ?? {}
   return {
     cluster,
-    ...driversAs(admin),
-    as: user => driversAs(cluster.clientConfig(user)),
-    sdk,
+    get java() {
+      return javaSecured() ? secured.java : plain.java
+    },
+    get python() {
+      return javaSecured() ? plain.python : secured.python
+    },
+    get sdk() {
+      return javaSecured() ? sdkPlain : sdkSecured
+    },
+    as: user => driversAt(cluster.bootstrapServers, cluster.clientConfig(user)),
+    gateway: {
+      clientConfig: admin,
+      headers:
+        security === undefined
+          ? {}
+          : {
+              authorization: `Basic ${Buffer.from(`${COMPAT_ADMIN}:${users[COMPAT_ADMIN]}`).toString('base64')}`,
+            },
+    },
+    protocols: () => ({
+      java: protocolOf(javaSecured()),
+      python: protocolOf(!javaSecured()),
+      sdk: protocolOf(!javaSecured()),
+    }),
+    nextTest() {
+      turn++
+    },
     logs: () => `cluster data in ${dataDir}\n${clusterLogTail(dataDir)}`,
     async stop() {
-      await sdk.close().catch(() => undefined)
+      for (const sdk of sdks) await sdk.close().catch(() => undefined)
       await cluster.stop()
       if (process.env.SLUICE_COMPAT_KEEP !== '1') rmSync(dataDir, { recursive: true, force: true })
     },
@@ -149,8 +267,12 @@ export async function compatSuite(
   afterAll(async () => {
     await env.stop()
   })
+  afterEach(() => env.nextTest())
   beforeEach(ctx => {
-    ctx.onTestFailed(() => console.error(env.logs()))
+    ctx.onTestFailed(() => {
+      const p = env.protocols()
+      console.error(`drivers: java over ${p.java}, python over ${p.python}, sdk over ${p.sdk}\n${env.logs()}`)
+    })
   })
   await env.java.createDatabase(db).catch(async e => {
     await env.stop()

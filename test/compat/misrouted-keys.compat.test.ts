@@ -41,7 +41,7 @@ async function gateway(path: string, body?: unknown): Promise<{ status: number; 
   const url = `${env.cluster.gatewayUrl}/v1/databases/${db}/tables/${TABLE}${path}`
   const res = await fetch(url, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...env.gateway.headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   return { status: res.status, json: (await res.json()) as GatewayAnswer }
@@ -78,7 +78,7 @@ function latestRows(log: readonly { bucket: number; change: string; row: Canonic
 }
 
 kvIt('pyfluss creates a 4-bucket table and upserts 10,000 ids; it reads back what it wrote', async () => {
-  await env.cluster.startGateway('127.0.0.1:0')
+  await env.cluster.startGateway('127.0.0.1:0', env.gateway.clientConfig)
   await env.python.createTable(db, TABLE, SPEC)
   await env.python.upsert(db, TABLE, [...upserts(0, IDS, 'py'), { op: 'flush' }])
   for (const id of ids) state.set(id, `py-${id}`)

@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parquetWriteBuffer } from 'hyparquet-writer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { uniqueName } from '../harness/index.js'
-import { type CliRun, hasScript, sluice, sluiceOnTerminal } from './support/cli.js'
+import { uniqueName, waitUntil } from '../harness/index.js'
+import { type CliRun, hasScript, SLUICE_BIN, sluice, sluiceOnTerminal } from './support/cli.js'
 import { startReadyCluster, type TestCluster } from './support/cluster.js'
 
 const ROWS = 100_000
@@ -17,6 +18,14 @@ function csvOf(from: number, to: number, bad: ReadonlyMap<number, string> = new 
       bad.get(i) ??
         `${i},${NAMES[i % 4]},${(i % 1000) / 10},2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000`,
     )
+  return `${lines.join('\n')}\n`
+}
+
+/** JSON lines of the CSV files' columns, ids from..to-1. */
+function eventLines(from: number, to: number): string {
+  const lines: string[] = []
+  for (let i = from; i < to; i++)
+    lines.push(JSON.stringify({ id: i, name: NAMES[i % 4], amount: i / 10, ts: '2026-01-01T00:00:00.000' }))
   return `${lines.join('\n')}\n`
 }
 
@@ -85,6 +94,9 @@ describe('the sluice binary against a local cluster', () => {
     expect(missing.code).toBe(3)
     expect(missing.stderr).toContain('TABLE_NOT_EXIST')
     expect((await run('--property', 'client.no-such-key=1', 'db', 'list')).code).toBe(2)
+    const unreachable = await sluice(['-b', '127.0.0.1:1', '-p', 'client.request-timeout=1s', 'db', 'list'])
+    expect(unreachable.code).toBe(5)
+    expect(unreachable.stderr).toContain('cannot reach 127.0.0.1:1')
   })
 
   it('db, table and partition commands, with --output json', async () => {
@@ -301,6 +313,104 @@ describe('the sluice binary against a local cluster', () => {
     )
     expect({ ...lake, table: 'db.kv', location: '' }).toMatchSnapshot()
     expect((await run('lake', 'status', `${db}.kv`)).code).toBe(2)
+  })
+
+  it('tail --from latest prints only records written after it subscribed', async () => {
+    await createEvents('latest')
+    await sluice(['produce', `${db}.latest`], { env, input: eventLines(0, 5) }).then(r =>
+      expect(r.code, r.stderr).toBe(0),
+    )
+    const tail = spawn(
+      process.execPath,
+      [SLUICE_BIN, 'tail', `${db}.latest`, '--from', 'latest', '--limit', '3'],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let stdout = ''
+    let stderr = ''
+    tail.stdout.on('data', d => {
+      stdout += d
+    })
+    tail.stderr.on('data', d => {
+      stderr += d
+    })
+    const exited = new Promise<number | null>(resolve => tail.once('close', resolve))
+    try {
+      await waitUntil(async () => stderr.includes(`tailing ${db}.latest from latest`), {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+        what: 'tail to subscribe',
+      })
+      await sluice(['produce', `${db}.latest`], { env, input: eventLines(100, 103) }).then(r =>
+        expect(r.code, r.stderr).toBe(0),
+      )
+      expect(await exited).toBe(0)
+    } finally {
+      tail.kill()
+    }
+    expect(ids({ code: 0, stdout, stderr })).toEqual([100, 101, 102])
+  })
+
+  it('tail --from a time (epoch ms or ISO) starts at the first record written at or after it', async () => {
+    await createEvents('from_time', 2)
+    await sluice(['produce', `${db}.from_time`], { env, input: eventLines(0, 20) }).then(r =>
+      expect(r.code, r.stderr).toBe(0),
+    )
+    await new Promise(r => setTimeout(r, 50))
+    const between = Date.now()
+    await new Promise(r => setTimeout(r, 50))
+    await sluice(['produce', `${db}.from_time`], { env, input: eventLines(20, 30) }).then(r =>
+      expect(r.code, r.stderr).toBe(0),
+    )
+    for (const from of [String(between), new Date(between).toISOString()]) {
+      const later = await ok(
+        'tail',
+        `${db}.from_time`,
+        '--from',
+        from,
+        '--limit',
+        '10',
+        '--idle-timeout',
+        '5000',
+      )
+      expect(ids(later)).toEqual(Array.from({ length: 10 }, (_, i) => 20 + i))
+    }
+    // Before everything: every record.
+    expect(
+      ids(await ok('tail', `${db}.from_time`, '--from', '0', '--limit', '30', '--idle-timeout', '5000'))
+        .length,
+    ).toBe(30)
+    expect((await run('tail', `${db}.from_time`, '--from', 'yesterday-ish')).code).toBe(2)
+  })
+
+  it('prints a plain progress line per interval when piped, with growing counts', async () => {
+    await createEvents('piped')
+    const file = join(dir, 'piped.csv')
+    writeFileSync(file, csvOf(0, 20_000))
+    const piped = await ok(
+      'produce',
+      `${db}.piped`,
+      '--file',
+      file,
+      '--batch-rows',
+      '5000',
+      '--progress-interval',
+      '1',
+    )
+    const lines = piped.stderr.split('\n').filter(l => l.startsWith('produced '))
+    expect(lines.length).toBeGreaterThanOrEqual(3)
+    const counts = lines.map(l => {
+      const m = l.match(/^produced (\d+) rows, [\d.]+ MB, \d+ rows\/s$/)
+      expect(m, l).not.toBeNull()
+      return Number(m?.[1])
+    })
+    expect(counts).toEqual([...counts].sort((a, b) => a - b))
+    expect(counts.every(c => c % 5000 === 0 && c > 0 && c <= 20_000)).toBe(true)
+    expect(piped.stderr).toContain('wrote 20000 rows')
+    expect(piped.stderr).not.toMatch(/[\u2588\u2591]/)
+    expect((await run('produce', `${db}.piped`, '--progress-interval', '0')).code).toBe(2)
   })
 
   it.skipIf(!hasScript())('shows a progress bar on a terminal, and plain lines when piped', async () => {

@@ -25,7 +25,7 @@ describe('Prometheus metrics of a local cluster', () => {
       tabletServers: 3,
       prefix: 'sluice-it-metrics',
       metrics: true,
-      serverConfig: { 'log.replica.max-lag-time': '2s' },
+      serverConfig: { 'log.replica.max-lag-time': '2s', 'remote.log.task-interval-duration': '1s' },
     })
     connection = await connect(tc.cluster)
     database = await createDatabase(connection)
@@ -140,6 +140,35 @@ describe('Prometheus metrics of a local cluster', () => {
     expect(delta(`${TS}table_failedLookupRequests_total`)).toBe(0)
     expect(before.value(`${TS}table_messagesIn_total`, labels)).toBe(10)
     expect(after.has(`${TS}table_rocksdbMemTableMemoryUsageTotal`)).toBe(true)
+  })
+
+  it('remoteLogCopyLag counts what is not in remote storage yet, and falls once the segment is copied', async () => {
+    // A lake table's active segment is rolled for freshness, then copied by the remote log task (every 1 s).
+    const descriptor = TableDescriptor.builder()
+      .schema(Schema.newBuilder().column('id', DataTypes.BIGINT()).build())
+      .distributedBy(1)
+      .property('table.replication.factor', 1)
+      .property('table.datalake.enabled', 'true')
+      .property('table.datalake.freshness', '6s')
+      .build()
+    const path = await createTable(connection, database, descriptor, 'metrics_remote')
+    const leader = await leaderScrape(path)
+    const bucket = { database, table: path.tableName, bucket: '0' }
+    const writer = (await connection.getTable(path)).newAppend().createWriter()
+    const ROWS = 50
+    for (let i = 0; i < ROWS; i++) writer.append([BigInt(i)])
+    await writer.flush()
+    const lag = async () => (await leader.scrape()).value(`${TS}table_bucket_remoteLogCopyLag`, bucket)
+    // The active segment holds them until it is 3 s old (half the freshness), then it is rolled and copied.
+    expect(await lag()).toBe(ROWS)
+    await waitUntil(async () => (await lag()) === 0, {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      what: 'the rolled segment to reach remote storage',
+    })
+    const after = await leader.scrape()
+    expect(after.value(`${TS}table_bucket_remoteLogEndOffset`, bucket)).toBe(ROWS)
+    expect(after.value(`${TS}table_bucket_log_highWatermark`, bucket)).toBe(ROWS)
   })
 
   it('underReplicated rises when a follower is killed and falls when it is back', async () => {

@@ -1,8 +1,10 @@
-import { CfnOutput, RemovalPolicies, Stack, type StackProps } from 'aws-cdk-lib'
+import { SLUICE_SECRET_ARNS_ENV } from '@sluice/core/config'
+import { CfnOutput, Fn, RemovalPolicies, Stack, type StackProps } from 'aws-cdk-lib'
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
 import type * as s3 from 'aws-cdk-lib/aws-s3'
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager'
 import type { Construct } from 'constructs'
-import { baseFlussConf, FLUSS_CONF_ENV, functionFlussConf } from '../fluss-conf.js'
+import { baseFlussConf, FLUSS_CONF_ENV, functionFlussConf, gatewayClientFlussConf } from '../fluss-conf.js'
 import { GatewayApi } from '../functions/gateway-api.js'
 import { TieringFunction } from '../functions/tiering-function.js'
 import type { StageConfig } from '../stages.js'
@@ -73,13 +75,37 @@ export class ComputeStack extends Stack {
       config: stage.tiering,
       scheduleRateMinutes: stage.tiering.scheduleRateMinutes,
     })
+    // On secured stages the gateway is a client of the SASL/TLS listeners: its user name is in
+    // FLUSS_CONF, its password (and the CA) in secrets it reads at cold start.
+    const gatewaySecrets = [this.cluster.gatewayCredentials, this.cluster.tlsCa].filter(
+      (s): s is secretsmanager.ISecret => s !== undefined,
+    )
     this.gateway = new GatewayApi(this, 'Gateway', {
       ...functionCommon,
+      environment: {
+        [FLUSS_CONF_ENV]: this.toJsonString({
+          ...functionFlussConf(
+            baseConf,
+            this.cluster.bootstrap.bootstrapServers,
+            props.lakeDatabase.databaseName,
+          ),
+          ...gatewayClientFlussConf(stage),
+        }),
+        ...(gatewaySecrets.length === 0
+          ? {}
+          : {
+              [SLUICE_SECRET_ARNS_ENV]: Fn.join(
+                ',',
+                gatewaySecrets.map(s => s.secretArn),
+              ),
+            }),
+      },
       config: stage.gateway,
       auth: stage.gateway.auth,
       throttleRatePerSecond: stage.gateway.throttleRatePerSecond,
       throttleBurst: stage.gateway.throttleBurst,
     })
+    for (const secret of gatewaySecrets) secret.grantRead(this.gateway.function)
     this.lakeQuery = new LakeQuery(this, 'LakeQuery', {
       workGroupName: `sluice-${stage.name}`,
       bucket: props.bucket,
@@ -108,6 +134,13 @@ export class ComputeStack extends Stack {
       value: this.cluster.secrets.secretArn,
       description: 'Secrets Manager secret with the servers secret options (SLUICE_SECRETS JSON)',
     })
+    const admin = this.cluster.adminCredentials
+    if (admin !== undefined)
+      new CfnOutput(this, 'AdminCredentialsSecretArn', {
+        value: admin.secretArn,
+        description:
+          'Secrets Manager secret with the password of the SASL super user admin (key sluice.security.sasl.plain.user.admin)',
+      })
     new CfnOutput(this, 'GatewayUrl', { value: this.gateway.api.apiEndpoint })
     new CfnOutput(this, 'GatewayInvokeArn', {
       value: this.gateway.api.arnForExecuteApi(),

@@ -1,4 +1,8 @@
-import { SLUICE_SECRETS_ENV } from '@sluice/core/config'
+import {
+  SASL_PLAIN_USER_PREFIX,
+  SLUICE_SECRETS_ENV,
+  SLUICE_SECURITY_SASL_INTERNAL_PASSWORD,
+} from '@sluice/core/config'
 import { SecretValue, Stack } from 'aws-cdk-lib'
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets'
@@ -7,7 +11,14 @@ import type * as iam from 'aws-cdk-lib/aws-iam'
 import type * as s3 from 'aws-cdk-lib/aws-s3'
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager'
 import { Construct } from 'constructs'
-import { coordinatorFlussConf, FLUSS_CONF_ENV, type FlussConf, tabletServerFlussConf } from '../fluss-conf.js'
+import {
+  ADMIN_USER,
+  coordinatorFlussConf,
+  FLUSS_CONF_ENV,
+  type FlussConf,
+  GATEWAY_USER,
+  tabletServerFlussConf,
+} from '../fluss-conf.js'
 import { grantMetadataAccess, METADATA_ACCESS, type MetadataAccess } from '../metadata-access.js'
 import type { StageConfig } from '../stages.js'
 import { DATA_PREFIXES } from '../stateful/data-bucket.js'
@@ -37,11 +48,18 @@ export class SluiceCluster extends Construct {
   readonly tabletServers: TabletServers
   readonly bootstrap: BootstrapLoadBalancer
   /**
-   * The servers' secrets (a JSON object of secret option keys: JAAS configs with the SASL users
-   * and the internal credentials), injected as SLUICE_SECRETS when a task starts. Created as `{}`;
-   * operators put the real values in.
+   * The servers' secrets (a JSON object of secret option keys), injected as SLUICE_SECRETS when a
+   * task starts. On SASL stages Secrets Manager generates it with the internal credentials
+   * (`sluice.security.sasl.internal.password`); elsewhere it starts as `{}`. Operators may add keys
+   * (more users' JAAS configs).
    */
   readonly secrets: secretsmanager.Secret
+  /** SASL stages: the generated password of the `admin` super user (`sluice.security.sasl.plain.user.admin`). */
+  readonly adminCredentials?: secretsmanager.Secret
+  /** SASL stages: the gateway's generated password, read by the servers and by the gateway at cold start. */
+  readonly gatewayCredentials?: secretsmanager.Secret
+  /** TLS stages: the secret with the CA the gateway verifies servers against. */
+  readonly tlsCa?: secretsmanager.ISecret
 
   constructor(scope: Construct, id: string, props: SluiceClusterProps) {
     super(scope, id)
@@ -63,12 +81,45 @@ export class SluiceCluster extends Construct {
       }),
     )
     const env = (conf: FlussConf) => ({ [FLUSS_CONF_ENV]: Stack.of(this).toJsonString(conf) })
+    const sasl = stage.security.sasl === true
     this.secrets = new secretsmanager.Secret(this, 'ServerSecrets', {
       description: `Sluice ${stage.name}: secret server options (SLUICE_SECRETS), e.g. security.sasl.plain.jaas.config`,
-      secretStringValue: SecretValue.unsafePlainText('{}'),
+      ...(sasl
+        ? { generateSecretString: generatedKey(SLUICE_SECURITY_SASL_INTERNAL_PASSWORD.key) }
+        : { secretStringValue: SecretValue.unsafePlainText('{}') }),
     })
+    const secrets: Record<string, ecs.Secret> = {
+      [SLUICE_SECRETS_ENV]: ecs.Secret.fromSecretsManager(this.secrets),
+    }
+    if (sasl) {
+      this.adminCredentials = new secretsmanager.Secret(this, 'AdminCredentials', {
+        description: `Sluice ${stage.name}: password of the SASL super user '${ADMIN_USER}'`,
+        generateSecretString: generatedKey(`${SASL_PLAIN_USER_PREFIX}${ADMIN_USER}`),
+      })
+      this.gatewayCredentials = new secretsmanager.Secret(this, 'GatewayCredentials', {
+        description: `Sluice ${stage.name}: password of the gateway's SASL user '${GATEWAY_USER}'`,
+        generateSecretString: generatedKey(`${SASL_PLAIN_USER_PREFIX}${GATEWAY_USER}`),
+      })
+      secrets[`${SLUICE_SECRETS_ENV}_ADMIN`] = ecs.Secret.fromSecretsManager(this.adminCredentials)
+      secrets[`${SLUICE_SECRETS_ENV}_GATEWAY`] = ecs.Secret.fromSecretsManager(this.gatewayCredentials)
+    }
+    const tls = stage.security.tls
+    if (tls !== undefined) {
+      if (stage.security.bootstrapCertificateArn !== undefined)
+        throw new Error(
+          `Stage '${stage.name}': 'security.tls' encrypts every listener end to end, so the load balancer passes TLS through on 9123; drop 'security.bootstrapCertificateArn' (its listener terminates TLS in front of plaintext listeners)`,
+        )
+      const certificate = secretsmanager.Secret.fromSecretCompleteArn(
+        this,
+        'TlsCertificate',
+        tls.certificateSecretArn,
+      )
+      this.tlsCa = secretsmanager.Secret.fromSecretCompleteArn(this, 'TlsCa', tls.caSecretArn)
+      secrets[`${SLUICE_SECRETS_ENV}_TLS`] = ecs.Secret.fromSecretsManager(certificate)
+      secrets[`${SLUICE_SECRETS_ENV}_TLS_CA`] = ecs.Secret.fromSecretsManager(this.tlsCa)
+    }
     const common = {
-      secrets: { [SLUICE_SECRETS_ENV]: ecs.Secret.fromSecretsManager(this.secrets) },
+      secrets,
       cluster: this.cluster,
       image,
       cpuArchitecture: platform.cpuArchitecture,
@@ -138,4 +189,14 @@ function ecsPlatform(stage: StageConfig): {
   return stage.cpuArchitecture === 'ARM64'
     ? { cpuArchitecture: ecs.CpuArchitecture.ARM64, assetPlatform: ecrAssets.Platform.LINUX_ARM64 }
     : { cpuArchitecture: ecs.CpuArchitecture.X86_64, assetPlatform: ecrAssets.Platform.LINUX_AMD64 }
+}
+
+/** A secret Secrets Manager generates as `{"<key>": "<40 random letters and digits>"}`. */
+function generatedKey(key: string): secretsmanager.SecretStringGenerator {
+  return {
+    secretStringTemplate: '{}',
+    generateStringKey: key,
+    passwordLength: 40,
+    excludePunctuation: true,
+  }
 }

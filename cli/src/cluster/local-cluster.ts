@@ -52,9 +52,11 @@ export interface LocalClusterOptions {
   readonly security?: LocalClusterSecurity
   /**
    * More listeners on every server (`NAME://127.0.0.1:0` each, after the usual ones), secured by
-   * `security.protocol.map` in `serverConfig`; `endpointsOf` finds their ports.
+   * `security.protocol.map` in `serverConfig` (unnamed: PLAINTEXT).
    */
   readonly extraListeners?: readonly string[]
+  /** Fixed ports of extra listeners on the first coordinator (clients bootstrap there); default any free port. */
+  readonly extraListenerPorts?: Readonly<Record<string, number>>
   /** Every server serves Prometheus metrics on a free port (`ServerProcess.metricsUrl`). */
   readonly metrics?: boolean
 }
@@ -98,10 +100,19 @@ export class LocalCluster {
     return saslClientConfig(user, password)
   }
 
-  #listeners(port: number): string {
+  #listeners(port: number, firstCoordinator = false): string {
     const base = this.options.security === undefined ? `FLUSS://127.0.0.1:${port}` : securedListeners(port)
-    const extra = (this.options.extraListeners ?? []).map(name => `,${name}://127.0.0.1:0`)
+    const extra = (this.options.extraListeners ?? []).map(
+      name => `,${name}://127.0.0.1:${firstCoordinator ? (this.options.extraListenerPorts?.[name] ?? 0) : 0}`,
+    )
     return base + extra.join('')
+  }
+
+  /** `host:port` of the first coordinator's extra listener `name` (a fixed port of `extraListenerPorts`). */
+  bootstrapServersOf(name: string): string {
+    const port = this.options.extraListenerPorts?.[name]
+    if (port === undefined) throw new Error(`listener '${name}' has no fixed port (extraListenerPorts)`)
+    return `127.0.0.1:${port}`
   }
 
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
@@ -205,7 +216,7 @@ export class LocalCluster {
     const port = first === 0 ? 0 : first + index * 1000
     const conf = {
       ...this.baseConfig(),
-      'bind.listeners': this.#listeners(port),
+      'bind.listeners': this.#listeners(port, index === 0),
     }
     const view = new CoordinatorView()
     const proc = new ServerProcess({

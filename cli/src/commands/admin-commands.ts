@@ -12,7 +12,7 @@ export function registerAdminCommands(program: Command, io: Io): void {
   cluster
     .command('status')
     .description(
-      'coordinator, tablet servers, tables, and buckets without a leader or with a replica on a server that is not live',
+      'coordinator, tablet servers, tables, and buckets without a leader, with a replica out of the ISR, or with a replica on a server that is not live',
     )
     .action(async (_, cmd: Command) => {
       const o = opts(cmd)
@@ -28,6 +28,7 @@ export function registerAdminCommands(program: Command, io: Io): void {
           leader: number | null
           replicas: number[]
           offline: number[]
+          outOfSync: number[]
         }[] = []
         for (const db of await admin.listDatabases()) {
           for (const name of await admin.listTables(db)) {
@@ -41,13 +42,17 @@ export function registerAdminCommands(program: Command, io: Io): void {
               for (const b of await admin.getBucketLocations(path, partition)) {
                 buckets++
                 const offline = b.replicas.filter(r => !live.has(r))
-                if (b.leader === undefined || offline.length > 0)
+                // Servers that report the ISR (Sluice) show lagging replicas too; for the others
+                // (Fluss 0.9.1) only replicas on servers that are not live count.
+                const outOfSync = b.isr === undefined ? [] : b.replicas.filter(r => !b.isr?.includes(r))
+                if (b.leader === undefined || offline.length > 0 || outOfSync.length > 0)
                   unhealthy.push({
                     table: `${db}.${name}${partition === undefined ? '' : `/${partition}`}`,
                     bucket: b.bucket,
                     leader: b.leader ?? null,
                     replicas: [...b.replicas],
                     offline,
+                    outOfSync,
                   })
               }
             }
@@ -75,8 +80,15 @@ export function registerAdminCommands(program: Command, io: Io): void {
           printRows(
             io,
             'table',
-            ['table', 'bucket', 'leader', 'replicas', 'offline replicas'],
-            unhealthy.map(u => [u.table, u.bucket, u.leader, u.replicas.join(','), u.offline.join(',')]),
+            ['table', 'bucket', 'leader', 'replicas', 'offline replicas', 'out of ISR'],
+            unhealthy.map(u => [
+              u.table,
+              u.bucket,
+              u.leader,
+              u.replicas.join(','),
+              u.offline.join(','),
+              u.outOfSync.join(','),
+            ]),
           )
       })
     })

@@ -30,7 +30,19 @@ export interface GlobalOptions {
   /** A client config file (YAML `key: value` lines or `key=value` properties). */
   readonly config?: string
   readonly output?: 'table' | 'json'
+  readonly securityProtocol?: string
+  readonly saslMechanism?: string
+  readonly saslUsername?: string
+  readonly saslPassword?: string
+  readonly saslPasswordFile?: string
+  readonly sslCaFile?: string
+  readonly sslCertificateFile?: string
+  readonly sslKeyFile?: string
 }
+
+/** Environment variables the security options fall back to. */
+export const SASL_USERNAME_ENV = 'SLUICE_SASL_USERNAME'
+export const SASL_PASSWORD_ENV = 'SLUICE_SASL_PASSWORD'
 
 /** Where commands write (stdout and stderr in the binary; buffers in tests). */
 export interface Io {
@@ -65,11 +77,78 @@ export function clientConfig(options: GlobalOptions, env: NodeJS.ProcessEnv): Re
     if (eq <= 0) throw new CliError(`--property '${pair}' is not key=value`, EXIT.USAGE)
     config[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim()
   }
+  Object.assign(config, securityConfig(options, env, config))
   const bootstrap = options.bootstrap ?? env.SLUICE_BOOTSTRAP ?? config['bootstrap.servers']
   if (bootstrap === undefined || bootstrap === '')
     throw new CliError('no cluster given: pass --bootstrap host:port or set SLUICE_BOOTSTRAP', EXIT.USAGE)
   config['bootstrap.servers'] = bootstrap
   return config
+}
+
+/**
+ * The `client.security.*` options of the security flags (over `--property` and `--config`): the
+ * protocol, SASL mechanism and user, the password from `--sasl-password`, `--sasl-password-file` or
+ * SLUICE_SASL_PASSWORD (in that order), and the TLS files. Errors never quote a password.
+ */
+export function securityConfig(
+  options: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  base: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const out: Record<string, string> = {}
+  const set = (key: string, value: string | undefined) => {
+    if (value !== undefined && value !== '') out[key] = value
+  }
+  set('client.security.protocol', options.securityProtocol)
+  set('client.security.sasl.mechanism', options.saslMechanism)
+  set('client.security.sasl.username', options.saslUsername ?? env[SASL_USERNAME_ENV])
+  set('client.security.ssl.ca-file', options.sslCaFile)
+  set('client.security.ssl.certificate-file', options.sslCertificateFile)
+  set('client.security.ssl.key-file', options.sslKeyFile)
+  let password = options.saslPassword
+  if (password === undefined && options.saslPasswordFile !== undefined) {
+    let text: string
+    try {
+      text = readFileSync(options.saslPasswordFile, 'utf8')
+    } catch (e) {
+      throw new CliError(
+        `cannot read --sasl-password-file ${options.saslPasswordFile}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+        EXIT.USAGE,
+      )
+    }
+    password = text.split(/\r?\n/, 1)[0]
+    if (password === '')
+      throw new CliError(`--sasl-password-file ${options.saslPasswordFile} is empty`, EXIT.USAGE)
+  }
+  set('client.security.sasl.password', password ?? env[SASL_PASSWORD_ENV])
+  const protocol = (
+    out['client.security.protocol'] ??
+    base['client.security.protocol'] ??
+    'PLAINTEXT'
+  ).toUpperCase()
+  const sasl = protocol === 'SASL' || protocol === 'SASL_SSL'
+  const tls = protocol === 'SSL' || protocol === 'SASL_SSL'
+  if (
+    !sasl &&
+    (options.saslUsername !== undefined ||
+      options.saslPassword !== undefined ||
+      options.saslPasswordFile !== undefined)
+  )
+    throw new CliError(
+      `the SASL options need --security-protocol SASL or SASL_SSL (the protocol is ${protocol})`,
+      EXIT.USAGE,
+    )
+  if (!tls && (options.sslCaFile ?? options.sslCertificateFile ?? options.sslKeyFile) !== undefined)
+    throw new CliError(
+      `the --ssl-* options need --security-protocol SSL or SASL_SSL (the protocol is ${protocol})`,
+      EXIT.USAGE,
+    )
+  if (!sasl) {
+    // SLUICE_SASL_* only apply when SASL is used.
+    delete out['client.security.sasl.username']
+    delete out['client.security.sasl.password']
+  }
+  return out
 }
 
 /** Runs `fn` with a connection to the cluster, closing it afterwards. */
@@ -84,6 +163,8 @@ export async function withConnection<T>(
     connection = await Connection.create(config)
   } catch (e) {
     if (isFlussError(e, 'INVALID_CONFIG_EXCEPTION')) throw new CliError(e.message, EXIT.USAGE)
+    // Refused credentials (AUTHENTICATE_EXCEPTION, ...): the cluster answered, exit 1.
+    if (isFlussError(e) && e.errorName !== 'NETWORK_EXCEPTION') throw e
     throw new CliError(
       `cannot reach ${config['bootstrap.servers']}: ${(e as Error).message}`,
       EXIT.UNREACHABLE,

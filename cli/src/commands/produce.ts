@@ -15,6 +15,8 @@ export interface ProduceOptions {
   readonly maxErrors: number
   /** Rows validated together before any is written. */
   readonly batchRows: number
+  /** Piped runs: milliseconds between progress lines (default 2000). */
+  readonly progressInterval?: number
 }
 
 export interface ProduceResult {
@@ -65,7 +67,7 @@ export async function produce(
     : (row: Row) => (writer as ReturnType<ReturnType<typeof table.newAppend>['createWriter']>).append(row)
   const format = formatOf(options.file, options.format)
   const total = options.file === undefined ? undefined : statSync(options.file).size
-  const progress = startProgress(io, 'produced', total)
+  const progress = startProgress(io, 'produced', total, options.progressInterval)
   let written = 0
   let rejectedTotal = 0
   let batch: Row[] = []
@@ -133,6 +135,12 @@ export function registerProduce(program: Command, io: Io): void {
       'rows checked together before any of them is written',
       integer('--batch-rows', 1),
       10_000,
+    )
+    .option(
+      '--progress-interval <ms>',
+      'when stderr is not a terminal: milliseconds between progress lines',
+      integer('--progress-interval', 1),
+      2000,
     )
     .action(async (name: string, _, cmd: Command) => {
       const o = cmd.optsWithGlobals() as GlobalOptions & ProduceOptions

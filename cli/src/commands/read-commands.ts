@@ -74,6 +74,8 @@ async function tail(c: Connection, path: TablePath, o: Opts, io: Io): Promise<vo
       else scanner.subscribe(p.partitionId, b, offset)
     }
   }
+  // On stderr, so scripts (and people) know from when records will come; stdout stays records only.
+  io.err(`tailing ${path.databaseName}.${path.tableName} from ${o.from ?? 'latest'}\n`)
   const limit = o.limit === undefined ? Number.POSITIVE_INFINITY : Number(o.limit)
   const idleMs = o.idleTimeout === undefined ? Number.POSITIVE_INFINITY : Number(o.idleTimeout)
   let seen = 0

@@ -101,6 +101,7 @@ export function registerTableCommands(program: Command, io: Io): void {
             bucket: b.bucket,
             leader: b.leader ?? null,
             replicas: b.replicas,
+            ...(b.isr === undefined ? {} : { isr: b.isr }),
           })),
         }
         if (o.output === 'json') return printRecord(io, 'json', described)

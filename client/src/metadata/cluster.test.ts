@@ -25,7 +25,7 @@ const response: MetadataResponse = {
       tableId: 10,
       schemaId: 2,
       tableJson: Buffer.alloc(0),
-      bucketMetadata: [bucket(0, 1), bucket(1, 2), bucket(2, null)],
+      bucketMetadata: [bucket(0, 1), { ...bucket(1, 2), isrId: [2] }, bucket(2, null)],
       createdTime: 0,
       modifiedTime: 0,
     },
@@ -57,6 +57,14 @@ describe('Cluster', () => {
       leader: 1,
       leaderEpoch: 3,
       replicas: [1, 2],
+    })
+    // The ISR when the server sends it (Sluice), nothing when it does not (Fluss).
+    expect(cluster.bucketLocation({ tableId: 10, bucket: 1 })).toEqual({
+      bucket: 1,
+      leader: 2,
+      leaderEpoch: 3,
+      replicas: [1, 2],
+      isr: [2],
     })
     expect(cluster.leaderFor({ tableId: 10, bucket: 2 })).toBeUndefined()
     expect(cluster.availableBuckets(10)).toEqual([0, 1])

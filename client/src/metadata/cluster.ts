@@ -15,6 +15,8 @@ export interface BucketLocation {
   readonly leader: number | undefined
   readonly leaderEpoch: number | undefined
   readonly replicas: readonly number[]
+  /** The in-sync replicas when the server tells them (Sluice does; Fluss 0.9.1 does not). */
+  readonly isr?: readonly number[]
 }
 
 type Buckets = ReadonlyMap<number, BucketLocation>
@@ -195,6 +197,8 @@ function toBuckets(list: readonly PbBucketMetadata[]): Buckets {
         leader: b.leaderId ?? undefined,
         leaderEpoch: b.leaderEpoch ?? undefined,
         replicas: b.replicaId,
+        // Sluice servers send the ISR; Fluss servers (and older messages) do not.
+        ...(b.isrId !== undefined && b.isrId.length > 0 ? { isr: b.isrId } : {}),
       },
     ]),
   )

@@ -13,6 +13,13 @@ export const SASL_MECHANISM_NAMES = ['PLAIN', 'SCRAM-SHA-256'] as const
 /** Listener-specific JAAS keys: `security.sasl.listener.name.<listener>.<mechanism>.jaas.config`. */
 export const SASL_LISTENER_JAAS_PREFIX = 'security.sasl.listener.name.'
 
+/**
+ * Passwords of SASL/PLAIN users of the client listeners, one secret key per user:
+ * `sluice.security.sasl.plain.user.<name>` = the password. They add to the users of
+ * `security.sasl.plain.jaas.config` on every SASL listener but the internal one.
+ */
+export const SASL_PLAIN_USER_PREFIX = 'sluice.security.sasl.plain.user.'
+
 export const SECURITY_PROTOCOL_MAP = option('security.protocol.map')
   .string()
   .matching(
@@ -49,6 +56,23 @@ export const SECURITY_SASL_SCRAM_SHA_256_JAAS_CONFIG = option('security.sasl.scr
   .inScope('server')
   .description(
     'JAAS config of SCRAM-SHA-256: `io.sluice.security.ScramLoginModule required user_<name>="<iterations>:<salt>:<storedKey>:<serverKey>" ...;` (salted credentials, no passwords; `scramCredential()` in the SDK makes them).',
+  )
+
+export const SLUICE_SECURITY_SASL_INTERNAL_USERNAME = option('sluice.security.sasl.internal.username')
+  .string()
+  .default('sluice-internal')
+  .inScope('server')
+  .description(
+    'User the servers authenticate as on a SASL internal listener when `sluice.security.sasl.internal.password` gives the internal credentials.',
+  )
+
+export const SLUICE_SECURITY_SASL_INTERNAL_PASSWORD = option('sluice.security.sasl.internal.password')
+  .string()
+  .noDefault()
+  .isSecret()
+  .inScope('server')
+  .description(
+    'Password of the internal credentials: on a SASL internal listener with no listener-specific JAAS config, the only user accepted is `sluice.security.sasl.internal.username` with this password, and servers present the same to each other (PLAIN). Meant for a generated secret (Secrets Manager).',
   )
 
 export const SLUICE_SECURITY_AUTHENTICATION_MAX_FAILURES = option(
@@ -91,6 +115,39 @@ export const SLUICE_SECURITY_SSL_KEY_FILE = option('sluice.security.ssl.key-file
   .noDefault()
   .inScope('server')
   .description('PEM file with the private key of `sluice.security.ssl.certificate-file`.')
+
+export const SLUICE_SECURITY_SSL_CERTIFICATE = option('sluice.security.ssl.certificate')
+  .string()
+  .noDefault()
+  .isSecret()
+  .inScope('server')
+  .description(
+    'The server certificate (and chain) as PEM text, instead of `sluice.security.ssl.certificate-file`: for certificates kept in a secret (`SLUICE_SECRETS`, AWS Secrets Manager). Renewed by restarting the server with the new secret.',
+  )
+
+export const SLUICE_SECURITY_SSL_KEY = option('sluice.security.ssl.key')
+  .string()
+  .noDefault()
+  .isSecret()
+  .inScope('server')
+  .description('The private key of `sluice.security.ssl.certificate` as PEM text.')
+
+export const SLUICE_SECURITY_SSL_CA = option('sluice.security.ssl.ca')
+  .string()
+  .noDefault()
+  .isSecret()
+  .inScope('server')
+  .description(
+    'PEM text of the certificate authorities, instead of `sluice.security.ssl.ca-file` (client certificates are verified against it, and servers verify each other with it on a TLS internal listener).',
+  )
+
+export const SLUICE_SECURITY_SSL_SERVER_NAME = option('sluice.security.ssl.server-name')
+  .string()
+  .noDefault()
+  .inScope('server')
+  .description(
+    'The name a server verifies in the certificate of another server on a TLS internal listener, instead of the host it connects to: for one certificate shared by every server, some reached by IP address.',
+  )
 
 export const SLUICE_SECURITY_SSL_CA_FILE = option('sluice.security.ssl.ca-file')
   .string()
@@ -170,6 +227,13 @@ export const CLIENT_SECURITY_SSL_CA_FILE = client('client.security.ssl.ca-file')
     'PEM bundle of the certificate authorities server certificates are verified against (SSL, SASL_SSL); default the system roots.',
   )
 
+export const CLIENT_SECURITY_SSL_SERVER_NAME = client('client.security.ssl.server-name')
+  .string()
+  .noDefault()
+  .description(
+    'The name every server certificate must carry, instead of the host connected to (SSL, SASL_SSL): for clusters whose servers share one certificate and advertise IP addresses (`sluice.security.ssl.server-name` of the servers).',
+  )
+
 export const CLIENT_SECURITY_SSL_CERTIFICATE_FILE = client('client.security.ssl.certificate-file')
   .string()
   .noDefault()
@@ -185,11 +249,17 @@ export const SECURITY_OPTIONS = [
   SECURITY_SASL_ENABLED_MECHANISMS,
   SECURITY_SASL_PLAIN_JAAS_CONFIG,
   SECURITY_SASL_SCRAM_SHA_256_JAAS_CONFIG,
+  SLUICE_SECURITY_SASL_INTERNAL_USERNAME,
+  SLUICE_SECURITY_SASL_INTERNAL_PASSWORD,
   SLUICE_SECURITY_AUTHENTICATION_MAX_FAILURES,
   SLUICE_SECURITY_AUTHENTICATION_FAILURE_WINDOW,
   SLUICE_SECURITY_AUTHENTICATION_FAILURE_DELAY,
   SLUICE_SECURITY_SSL_CERTIFICATE_FILE,
   SLUICE_SECURITY_SSL_KEY_FILE,
+  SLUICE_SECURITY_SSL_CERTIFICATE,
+  SLUICE_SECURITY_SSL_KEY,
+  SLUICE_SECURITY_SSL_CA,
+  SLUICE_SECURITY_SSL_SERVER_NAME,
   SLUICE_SECURITY_SSL_CA_FILE,
   SLUICE_SECURITY_SSL_CLIENT_AUTH,
   SLUICE_SECURITY_SSL_MIN_VERSION,
@@ -201,6 +271,7 @@ export const SECURITY_OPTIONS = [
   CLIENT_SECURITY_SASL_USERNAME,
   CLIENT_SECURITY_SASL_PASSWORD,
   CLIENT_SECURITY_SSL_CA_FILE,
+  CLIENT_SECURITY_SSL_SERVER_NAME,
   CLIENT_SECURITY_SSL_CERTIFICATE_FILE,
   CLIENT_SECURITY_SSL_KEY_FILE,
 ] as const

@@ -9,7 +9,7 @@ import { LOG_OPTIONS } from './options-log.js'
 import { METRICS_OPTIONS } from './options-metrics.js'
 import { RPC_OPTIONS } from './options-rpc.js'
 import { SCANNER_OPTIONS } from './options-scanner.js'
-import { SASL_LISTENER_JAAS_PREFIX, SECURITY_OPTIONS } from './options-security.js'
+import { SASL_LISTENER_JAAS_PREFIX, SASL_PLAIN_USER_PREFIX, SECURITY_OPTIONS } from './options-security.js'
 import { SERVER_OPTIONS } from './options-server.js'
 import { SLUICE_OPTIONS } from './options-sluice.js'
 import { TABLE_OPTIONS } from './options-table.js'
@@ -115,14 +115,19 @@ export const FLUSS_KEYS_REFUSED: ReadonlyMap<string, string> = new Map(
  */
 export const PASSTHROUGH_PREFIXES: readonly string[] = [
   SASL_LISTENER_JAAS_PREFIX,
+  SASL_PLAIN_USER_PREFIX,
   'datalake.iceberg.',
   'datalake.paimon.',
   'datalake.lance.',
 ]
 
-/** Passed-through keys that hold secrets (listener-specific JAAS configs): never logged or rendered. */
+/** Passed-through keys that hold secrets (listener-specific JAAS configs, user passwords): never logged or rendered. */
 export function isSecretKey(key: string): boolean {
-  return optionByKey(key)?.secret === true || key.startsWith(SASL_LISTENER_JAAS_PREFIX)
+  return (
+    optionByKey(key)?.secret === true ||
+    key.startsWith(SASL_LISTENER_JAAS_PREFIX) ||
+    key.startsWith(SASL_PLAIN_USER_PREFIX)
+  )
 }
 
 const BY_KEY = new Map<string, ConfigOption<unknown>>()

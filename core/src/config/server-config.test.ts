@@ -144,4 +144,30 @@ describe('loadServerConfig', () => {
       loadError(() => loadServerConfig({ env: { SLUICE_SECRETS_FILE: join(dir, 'none.json') } })),
     ).toMatch(/Cannot read configuration file/)
   })
+  it('adds one JSON object of secret keys per SLUICE_SECRETS_<NAME> variable, under SLUICE_SECRETS', () => {
+    const env = {
+      SLUICE_SECRETS: JSON.stringify({ 'sluice.security.sasl.internal.password': 'from-main' }),
+      SLUICE_SECRETS_ADMIN: JSON.stringify({ 'sluice.security.sasl.plain.user.admin': 'admin-pw' }),
+      SLUICE_SECRETS_TLS: JSON.stringify({
+        'sluice.security.ssl.certificate': 'CERT',
+        'sluice.security.ssl.key': 'KEY',
+        'sluice.security.sasl.internal.password': 'from-tls',
+      }),
+      SLUICE_SECRETS_lower: JSON.stringify({ 'tablet-server.id': 1 }),
+    }
+    const { config } = loadServerConfig({ env })
+    const raw = config.rawValues()
+    expect(raw['sluice.security.sasl.plain.user.admin']).toBe('admin-pw')
+    expect(raw['sluice.security.ssl.certificate']).toBe('CERT')
+    expect(raw['sluice.security.sasl.internal.password']).toBe('from-main')
+    expect(raw['tablet-server.id']).toBeUndefined() // not a SLUICE_SECRETS_<NAME> variable: ignored
+    const redacted = config.toRecord({ redactSecrets: true })
+    expect(redacted['sluice.security.sasl.plain.user.admin']).toBe('******')
+    expect(redacted['sluice.security.ssl.key']).toBe('******')
+    expect(
+      loadError(() =>
+        loadServerConfig({ env: { SLUICE_SECRETS_TLS: JSON.stringify({ 'bind.listeners': 'X://h:1' }) } }),
+      ),
+    ).toMatch(/^SLUICE_SECRETS_TLS: 'bind.listeners' is not a secret option/)
+  })
 })

@@ -16,11 +16,22 @@ export const SLUICE_DATA_DIR_ENV = 'SLUICE_DATA_DIR'
 export const SLUICE_SECRETS_ENV = 'SLUICE_SECRETS'
 /** A file holding the same JSON object (local deployments; readable by the server's user only). */
 export const SLUICE_SECRETS_FILE_ENV = 'SLUICE_SECRETS_FILE'
+/**
+ * Further secrets, one JSON object of secret keys per variable `SLUICE_SECRETS_<NAME>` (NAME: upper
+ * case letters, digits, `_`): one Secrets Manager secret each, e.g. a generated credential or a
+ * TLS certificate, injected by ECS beside SLUICE_SECRETS.
+ */
+export const SLUICE_SECRETS_ENV_PREFIX = 'SLUICE_SECRETS_'
+/**
+ * Functions (which ECS does not start) name their secrets instead: ARNs of Secrets Manager
+ * secrets, separated by commas, each a JSON object of secret keys, read at cold start.
+ */
+export const SLUICE_SECRET_ARNS_ENV = 'SLUICE_SECRET_ARNS'
 
 export interface ServerConfigSources {
   /** A flat YAML file (`server.yaml`) of Fluss keys; optional. */
   readonly filePath?: string
-  /** The process environment (only FLUSS_CONF, SLUICE_DATA_DIR, SLUICE_SECRETS and SLUICE_SECRETS_FILE are read). */
+  /** The process environment (only FLUSS_CONF, SLUICE_DATA_DIR, SLUICE_SECRETS, SLUICE_SECRETS_<NAME> and SLUICE_SECRETS_FILE are read). */
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
@@ -32,7 +43,7 @@ export interface LoadedServerConfig {
 
 /**
  * Builds a server's configuration. Precedence, highest first: the secrets (SLUICE_SECRETS, then
- * SLUICE_SECRETS_FILE), FLUSS_CONF, SLUICE_DATA_DIR, the file, the options' defaults. Every source
+ * SLUICE_SECRETS_FILE, then SLUICE_SECRETS_<NAME> in name order), FLUSS_CONF, SLUICE_DATA_DIR, the file, the options' defaults. Every source
  * is validated on its own so errors name it; the secret sources may only hold secret keys.
  */
 export function loadServerConfig(sources: ServerConfigSources): LoadedServerConfig {
@@ -47,12 +58,26 @@ export function loadServerConfig(sources: ServerConfigSources): LoadedServerConf
     source: SLUICE_DATA_DIR_ENV,
   })
   const fromEnv = Configuration.load(parseFlussConf(sources.env[FLUSS_CONF_ENV]), { source: FLUSS_CONF_ENV })
-  const config = fromFile
-    .with(fromDataDir)
-    .with(fromEnv)
+  let config = fromFile.with(fromDataDir).with(fromEnv)
+  for (const name of namedSecretVariables(sources.env).reverse())
+    config = config.with(loadSecrets(sources.env[name], name))
+  config = config
     .with(loadSecrets(readSecretsFile(sources.env[SLUICE_SECRETS_FILE_ENV]), SLUICE_SECRETS_FILE_ENV))
     .with(loadSecrets(sources.env[SLUICE_SECRETS_ENV], SLUICE_SECRETS_ENV))
   return { config, warnings: config.warnings }
+}
+
+/** The SLUICE_SECRETS_<NAME> variables present, in name order. */
+export function namedSecretVariables(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.keys(env)
+    .filter(
+      k =>
+        k.startsWith(SLUICE_SECRETS_ENV_PREFIX) &&
+        k !== SLUICE_SECRETS_FILE_ENV &&
+        /^[A-Z0-9_]+$/.test(k.slice(SLUICE_SECRETS_ENV_PREFIX.length)) &&
+        k.length > SLUICE_SECRETS_ENV_PREFIX.length,
+    )
+    .sort()
 }
 
 function readSecretsFile(path: string | undefined): string | undefined {

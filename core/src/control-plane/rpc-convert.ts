@@ -66,6 +66,7 @@ export function bucketMetadata(bucket: BucketRecord): PbBucketMetadataInit {
     ...(l.leader === null ? {} : { leaderId: l.leader }),
     replicaId: [...l.replicas],
     leaderEpoch: l.leaderEpoch,
+    isrId: [...l.isr],
   }
 }
 

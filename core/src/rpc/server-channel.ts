@@ -214,6 +214,7 @@ export class ServerChannel {
     const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e)
     this.#config.logger.warn('rpc handler failed unexpectedly', {
       api: spec.name,
+      requestId,
       connection: this.info.id,
       error: detail,
     })

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { FlussError } from '../errors/index.js'
+import { createLogger } from '../log/index.js'
 import { TestingRawClient } from '../testing/raw-client.js'
 import { ClientConnection } from './client-connection.js'
 import { decodeErrorBody, encodeRequest, type ResponseFrame } from './frame.js'
@@ -382,5 +383,30 @@ describe('RpcServer handshake', () => {
     await connection.request('PRODUCE_LOG', produce(0))
     expect(seen?.get('clientSoftwareName')).toBe('sluice')
     expect(typeof seen?.get('clientSoftwareVersion')).toBe('string')
+  })
+})
+
+describe('logs of unexpected handler failures', () => {
+  it('carry the request id, the API and the connection as JSON fields', async () => {
+    const lines: string[] = []
+    const logger = createLogger({ component: 'rpc', write: line => lines.push(line) })
+    const { port } = await startServer({ logger }, s =>
+      s.register('PRODUCE_LOG', () => {
+        throw new TypeError('boom')
+      }),
+    )
+    const c = await raw(port)
+    c.send(...encodeRequest({ apiKey: 1014, apiVersion: 0, requestId: 4242 }, ProduceLogRequest, produce(0)))
+    const e = errorOf(await c.nextFrame())
+    expect(e.errorName).toBe('UNKNOWN_SERVER_ERROR')
+    const record = lines.map(l => JSON.parse(l)).find(r => r.message === 'rpc handler failed unexpectedly')
+    expect(record).toMatchObject({
+      level: 'warn',
+      component: 'rpc',
+      api: 'PRODUCE_LOG',
+      requestId: 4242,
+      error: 'TypeError: boom',
+    })
+    expect(typeof record.connection).not.toBe('undefined')
   })
 })

@@ -38,4 +38,27 @@ describe('client.security.*', () => {
     ).toThrow(/must be set together/)
     expect(() => load({ 'client.security.protocol': 'KERBEROS' })).toThrow(/client.security.protocol/)
   })
+
+  it('a process holding the cluster secrets takes its password and CA from them', () => {
+    expect(
+      load({
+        'client.security.protocol': 'SASL_SSL',
+        'client.security.sasl.username': 'sluice-gateway',
+        'client.security.ssl.server-name': 'servers.example',
+        'sluice.security.sasl.plain.user.sluice-gateway': 'kept',
+        'sluice.security.sasl.plain.user.other': 'not-mine',
+        'sluice.security.ssl.ca': 'CA PEM',
+      }),
+    ).toEqual({
+      tls: { ca: 'CA PEM', serverName: 'servers.example' },
+      sasl: { mechanism: 'PLAIN', username: 'sluice-gateway', password: 'kept' },
+    })
+    expect(() =>
+      load({
+        'client.security.protocol': 'SASL',
+        'client.security.sasl.username': 'nobody',
+        'sluice.security.sasl.plain.user.other': 'not-mine',
+      }),
+    ).toThrow(/must be set together/)
+  })
 })

@@ -9,7 +9,10 @@ import {
   CLIENT_SECURITY_SSL_CA_FILE,
   CLIENT_SECURITY_SSL_CERTIFICATE_FILE,
   CLIENT_SECURITY_SSL_KEY_FILE,
+  CLIENT_SECURITY_SSL_SERVER_NAME,
   type Configuration,
+  SASL_PLAIN_USER_PREFIX,
+  SLUICE_SECURITY_SSL_CA,
 } from '../config/index.js'
 import { FlussError } from '../errors/index.js'
 import { parseJaasConfig } from './jaas.js'
@@ -22,6 +25,10 @@ export interface ClientSecurity {
     readonly caFile?: string
     readonly certificateFile?: string
     readonly keyFile?: string
+    /** PEM text instead of the files (servers' credentials from a secret). */
+    readonly ca?: string
+    readonly certificate?: string
+    readonly key?: string
     /** Overrides the name the server certificate must carry (default: the host connected to). */
     readonly serverName?: string
   }
@@ -39,7 +46,10 @@ function invalid(message: string): FlussError {
 /**
  * The client side of `client.security.*`, with Fluss's rules: SASL credentials come from
  * `client.security.sasl.username` + `password` (both or neither) or from the JAAS config's
- * `username`/`password`; SASL without credentials is refused before connecting.
+ * `username`/`password`; SASL without credentials is refused before connecting. A process that
+ * holds the cluster's secrets (the gateway) may give only the user name: its password is then the
+ * secret `sluice.security.sasl.plain.user.<name>`, and without `client.security.ssl.ca-file` it
+ * trusts the CA of `sluice.security.ssl.ca`.
  */
 export function clientSecurity(config: Configuration): ClientSecurity {
   const protocol = config.get(CLIENT_SECURITY_PROTOCOL)
@@ -52,15 +62,23 @@ export function clientSecurity(config: Configuration): ClientSecurity {
       throw invalid(
         `'${CLIENT_SECURITY_SSL_CERTIFICATE_FILE.key}' and '${CLIENT_SECURITY_SSL_KEY_FILE.key}' must be set together`,
       )
+    const serverName = config.getOptional(CLIENT_SECURITY_SSL_SERVER_NAME)
+    const caText = caFile === undefined ? config.getOptional(SLUICE_SECURITY_SSL_CA) : undefined
     out.tls = {
       ...(caFile === undefined ? {} : { caFile }),
+      ...(caText === undefined ? {} : { ca: caText }),
       ...(certificateFile === undefined ? {} : { certificateFile, keyFile }),
+      ...(serverName === undefined ? {} : { serverName }),
     }
   }
   if (protocol === 'SASL' || protocol === 'SASL_SSL') {
     const mechanism = config.get(CLIENT_SECURITY_SASL_MECHANISM) as SaslMechanism
     let username = config.getOptional(CLIENT_SECURITY_SASL_USERNAME)
     let password = config.getOptional(CLIENT_SECURITY_SASL_PASSWORD)
+    if (username !== undefined && password === undefined && mechanism === PLAIN) {
+      const kept = config.rawValues()[`${SASL_PLAIN_USER_PREFIX}${username}`]
+      if (kept !== undefined) password = String(kept)
+    }
     if ((username === undefined) !== (password === undefined))
       throw invalid(
         `Configuration '${CLIENT_SECURITY_SASL_USERNAME.key}' and '${CLIENT_SECURITY_SASL_PASSWORD.key}' must be set together for SASL JAAS authentication`,
@@ -100,9 +118,15 @@ export function tlsConnectOptions(t: NonNullable<ClientSecurity['tls']>, host: s
     minVersion: 'TLSv1.2',
     rejectUnauthorized: true,
     servername: t.serverName ?? (/^[\d.]+$|:/.test(host) ? undefined : host),
-    ...(t.caFile === undefined ? {} : { ca: readPem(t.caFile, 'CA file') }),
-    ...(t.certificateFile === undefined || t.keyFile === undefined
-      ? {}
-      : { cert: readPem(t.certificateFile, 'certificate file'), key: readPem(t.keyFile, 'key file') }),
+    ...(t.ca !== undefined
+      ? { ca: t.ca }
+      : t.caFile === undefined
+        ? {}
+        : { ca: readPem(t.caFile, 'CA file') }),
+    ...(t.certificate !== undefined && t.key !== undefined
+      ? { cert: t.certificate, key: t.key }
+      : t.certificateFile === undefined || t.keyFile === undefined
+        ? {}
+        : { cert: readPem(t.certificateFile, 'certificate file'), key: readPem(t.keyFile, 'key file') }),
   }
 }

@@ -12,7 +12,7 @@ import { ClientConnection, type RequestContext, RpcServer } from '../rpc/index.j
 import { rejection, TestingRawClient } from '../testing/raw-client.js'
 import { plainJaas, scramJaas, testCertFile } from '../testing/security.js'
 import type { ClientSecurity } from './client-security.js'
-import { serverListenerSecurity } from './listener-security.js'
+import { internalClientSecurity, serverListenerSecurity } from './listener-security.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -292,5 +292,121 @@ describe('TLS certificate rotation', () => {
     expect(conns.every(c => c.isOpen)).toBe(true)
     expect(answered).toBeGreaterThan(100)
     expect(seen.length).toBe(answered)
+  })
+})
+
+describe('TLS from PEM text, and protocol versions', () => {
+  const pem = (name: string) => readFileSync(testCertFile(name), 'utf8')
+
+  it('serves the certificate and key given as PEM text (a secret) and refuses TLS below 1.2', async () => {
+    const { port } = await start({
+      'security.protocol.map': 'CLIENT:SSL',
+      'sluice.security.ssl.certificate': pem('server.pem'),
+      'sluice.security.ssl.key': pem('server.key'),
+    })
+    expect(
+      await (await open(port, { tls: { ca: pem('ca.pem') } })).request('LIST_DATABASES', {}),
+    ).toMatchObject({
+      databaseName: ['db'],
+    })
+    // A client that offers TLS 1.0-1.1 only (its own security level lowered so it can offer them).
+    const handshake = (maxVersion: 'TLSv1.1' | 'TLSv1.2') =>
+      new Promise<string>(resolve => {
+        const socket = connectTls({
+          host: '127.0.0.1',
+          port,
+          ca: pem('ca.pem'),
+          minVersion: 'TLSv1',
+          maxVersion,
+          ciphers: 'DEFAULT@SECLEVEL=0',
+        })
+        socket.once('secureConnect', () => {
+          resolve(`connected ${socket.getProtocol()}`)
+          socket.destroy()
+        })
+        socket.once('error', e => resolve(`error ${e.message}`))
+      })
+    expect(await handshake('TLSv1.2')).toBe('connected TLSv1.2')
+    const old = await handshake('TLSv1.1')
+    expect(old).toMatch(/^error .*(alert protocol version|unsupported protocol)/i)
+    expect(old).not.toMatch(/no protocols available/i)
+    // The listener keeps serving.
+    await (await open(port, { tls: { ca: pem('ca.pem') } })).request('LIST_DATABASES', {})
+  })
+
+  it('refuses a certificate given both as a file and as text', () => {
+    const config = Configuration.load({
+      'security.protocol.map': 'CLIENT:SSL',
+      ...tlsServer(),
+      'sluice.security.ssl.certificate': pem('server.pem'),
+    })
+    expect(() => serverListenerSecurity(config, ['CLIENT'], logger)).toThrow(
+      /'sluice.security.ssl.certificate' or 'sluice.security.ssl.certificate-file', not both/,
+    )
+  })
+})
+
+describe('credentials kept as one secret each', () => {
+  const secrets = {
+    'internal.listener.name': 'INTERNAL',
+    'security.protocol.map': 'CLIENT:SASL,INTERNAL:SASL',
+    'sluice.security.sasl.internal.password': 'internal-secret',
+    'sluice.security.sasl.plain.user.gateway': 'gateway-secret',
+  }
+
+  it('sluice.security.sasl.plain.user.<name> adds a client-listener user', async () => {
+    const { port, seen } = await start({ ...secrets, 'security.protocol.map': 'CLIENT:SASL' }, 'CLIENT')
+    await (await open(port, plain('gateway', 'gateway-secret'))).request('LIST_DATABASES', {})
+    await (await open(port, plain('alice', 'alice-secret'))).request('LIST_DATABASES', {})
+    expect(seen.map(s => s.connection.session.principal.name)).toEqual(['gateway', 'alice'])
+    const e = await failure(open(port, plain('sluice-internal', 'internal-secret')))
+    expect(e.errorName).toBe('AUTHENTICATE_EXCEPTION')
+  })
+
+  it('sluice.security.sasl.internal.password is the only credential of the internal listener, and what servers present', async () => {
+    const { port } = await start({ ...secrets, 'security.protocol.map': 'INTERNAL:SASL' }, 'INTERNAL')
+    await (await open(port, plain('sluice-internal', 'internal-secret'))).request('LIST_DATABASES', {})
+    for (const [u, p] of [
+      ['gateway', 'gateway-secret'],
+      ['alice', 'alice-secret'],
+    ] as const)
+      expect((await failure(open(port, plain(u, p)))).errorName).toBe('AUTHENTICATE_EXCEPTION')
+    expect(internalClientSecurity(Configuration.load(secrets))).toEqual({
+      sasl: { mechanism: 'PLAIN', username: 'sluice-internal', password: 'internal-secret' },
+    })
+  })
+})
+
+describe('authorizer and the internal listener', () => {
+  it('refuses ACLs when the only listener is the internal one, and warns when the internal listener does not authenticate', () => {
+    logs.length = 0
+    const single = Configuration.load({ 'authorizer.enabled': true })
+    expect(() => serverListenerSecurity(single, ['FLUSS'], logger)).toThrow(
+      /only listener 'FLUSS' is the internal listener/,
+    )
+    const open = Configuration.load({
+      'authorizer.enabled': true,
+      'internal.listener.name': 'INTERNAL',
+      'security.protocol.map': 'CLIENT:SASL',
+      'security.sasl.plain.jaas.config': plainJaas({ alice: 'a' }),
+    })
+    serverListenerSecurity(open, ['CLIENT', 'INTERNAL'], logger)
+    expect(logs.filter(l => l.message.includes('bypasses every ACL'))).toHaveLength(1)
+    expect(logs[0].fields).toEqual({ listener: 'INTERNAL', protocol: 'PLAINTEXT' })
+    logs.length = 0
+    serverListenerSecurity(
+      Configuration.load({
+        'authorizer.enabled': true,
+        'internal.listener.name': 'INTERNAL',
+        'security.protocol.map': 'CLIENT:SASL,INTERNAL:SASL',
+        'security.sasl.plain.jaas.config': plainJaas({ alice: 'a' }),
+        'sluice.security.sasl.internal.password': 'x',
+      }),
+      ['CLIENT', 'INTERNAL'],
+      logger,
+    )
+    expect(logs).toEqual([])
+    // Without the authorizer a single listener is fine (nothing to bypass).
+    serverListenerSecurity(Configuration.load({}), ['FLUSS'], logger)
   })
 })

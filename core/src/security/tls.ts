@@ -5,11 +5,19 @@ import { FlussError } from '../errors/index.js'
 import { type FlussPrincipal, userPrincipal } from './principal.js'
 import type { AuthLogger } from './server-authenticator.js'
 
+/**
+ * Where a TLS listener's credentials come from: PEM files (re-read when they change), or PEM text
+ * (`certificate`/`key`/`ca`, e.g. from a secret; fixed for the life of the process). One of each
+ * pair is set.
+ */
 export interface TlsFiles {
-  readonly certificateFile: string
-  readonly keyFile: string
+  readonly certificateFile?: string
+  readonly keyFile?: string
   /** CAs client certificates are verified against. */
   readonly caFile?: string
+  readonly certificate?: string
+  readonly key?: string
+  readonly ca?: string
   readonly clientAuth: 'none' | 'requested' | 'required'
   readonly minVersion: 'TLSv1.2' | 'TLSv1.3'
 }
@@ -23,6 +31,12 @@ function readPem(path: string, what: string): Buffer {
       `Cannot read the TLS ${what} '${path}': ${e instanceof Error ? e.message : String(e)}`,
     )
   }
+}
+
+function pemOf(text: string | undefined, file: string | undefined, what: string): Buffer {
+  if (text !== undefined) return Buffer.from(text)
+  if (file === undefined) throw new FlussError('INVALID_CONFIG_EXCEPTION', `No TLS ${what} is configured`)
+  return readPem(file, `${what} file`)
 }
 
 /**
@@ -69,12 +83,14 @@ export class TlsCredentials {
 
   /** Checks for renewed files every `intervalMs`, calling `apply` with new context options. */
   watch(intervalMs: number, apply: (options: SecureContextOptions) => void, logger: AuthLogger): () => void {
+    const f = this.files
+    if (f.certificateFile === undefined && f.keyFile === undefined && f.caFile === undefined) return () => {}
     const timer = setInterval(() => {
       try {
         const changed = this.reload()
         if (changed === undefined) return
         apply(changed)
-        logger.info?.('TLS certificate reloaded', { certificate: this.files.certificateFile })
+        logger.info?.('TLS certificate reloaded', { certificate: this.#certificateName() })
       } catch (e) {
         logger.warn('TLS certificate reload failed; the previous certificate stays in use', {
           error: e instanceof Error ? e.message : String(e),
@@ -85,18 +101,27 @@ export class TlsCredentials {
     return () => clearInterval(timer)
   }
 
+  #certificateName(): string {
+    return this.files.certificateFile ?? 'sluice.security.ssl.certificate'
+  }
+
   #load(): { options: SecureContextOptions; fingerprint: string } {
     const f = this.files
-    const cert = readPem(f.certificateFile, 'certificate file')
-    const key = readPem(f.keyFile, 'key file')
-    const ca = f.caFile === undefined ? undefined : readPem(f.caFile, 'CA file')
+    const cert = pemOf(f.certificate, f.certificateFile, 'certificate')
+    const key = pemOf(f.key, f.keyFile, 'key')
+    const ca =
+      f.ca !== undefined
+        ? Buffer.from(f.ca)
+        : f.caFile === undefined
+          ? undefined
+          : readPem(f.caFile, 'CA file')
     const options: SecureContextOptions = { cert, key, minVersion: f.minVersion, ...(ca ? { ca } : {}) }
     try {
       createSecureContext(options)
     } catch (e) {
       throw new FlussError(
         'INVALID_CONFIG_EXCEPTION',
-        `The TLS certificate '${f.certificateFile}' and key '${f.keyFile}' do not form a valid context: ${e instanceof Error ? e.message : String(e)}`,
+        `The TLS certificate '${this.#certificateName()}' and key '${f.keyFile ?? 'sluice.security.ssl.key'}' do not form a valid context: ${e instanceof Error ? e.message : String(e)}`,
       )
     }
     const hash = createHash('sha256').update(cert).update(key)

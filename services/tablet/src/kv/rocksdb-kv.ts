@@ -12,6 +12,7 @@ import {
   KV_ROCKSDB_WRITEBUFFER_SIZE,
 } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
+import { metricsEnabled } from '@sluice/core/metrics'
 import { decodeKvMeta, encodeKvMeta, type KvMeta, META_KEY } from './kv-meta.js'
 import type { KvRowCache, KvRowCacheSegment } from './kv-row-cache.js'
 import type { NativeRocksDB, NativeRocksDBModule } from './rocksdb-native-types.js'
@@ -32,6 +33,8 @@ export interface RocksDbKvOptions {
   readonly writeBatchBytes: number
   /** The server's row cache in front of RocksDB (`sluice.tablet-server.kv.row-cache-size`); none when absent. */
   readonly rowCache?: KvRowCache | null
+  /** RocksDB tickers (block cache hits and misses, ...; no histograms or timers), when metrics are reported. */
+  readonly statistics?: boolean
 }
 
 export function rocksDbKvOptions(conf: Configuration): RocksDbKvOptions {
@@ -45,6 +48,7 @@ export function rocksDbKvOptions(conf: Configuration): RocksDbKvOptions {
     maxOpenFiles: conf.get(KV_ROCKSDB_FILES_OPEN),
     maxBackgroundJobs: conf.get(KV_ROCKSDB_THREAD_NUM),
     writeBatchBytes: conf.get(KV_ROCKSDB_WRITE_BATCH_SIZE),
+    statistics: metricsEnabled(conf),
   }
 }
 
@@ -116,6 +120,7 @@ export class RocksDbKv {
       columnFamily,
       maxOpenFiles: options.maxOpenFiles,
       maxBackgroundJobs: options.maxBackgroundJobs,
+      ...(options.statistics === true ? { enableStatistics: true } : {}),
     })
     try {
       await db.ready()

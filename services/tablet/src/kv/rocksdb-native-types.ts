@@ -45,6 +45,8 @@ export interface NativeRocksDBOptions {
   readonly columnFamily?: unknown
   readonly maxOpenFiles?: number
   readonly maxBackgroundJobs?: number
+  /** Tickers (`rocksdb.options-statistics`); histograms and timers stay off (the binding's default level). */
+  readonly enableStatistics?: boolean
 }
 
 export interface NativeRocksDBModule {

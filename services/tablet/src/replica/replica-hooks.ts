@@ -29,5 +29,12 @@ export interface ReplicaHooks {
   onIsrUpdate?(replica: Replica, outcome: IsrUpdateOutcome): void
 }
 
-/** Where a replica reports what it does in the background. */
-export type ReplicaWarn = (message: string, error?: unknown) => void
+/**
+ * Where a replica reports what it does in the background; `fields` are the structured context of
+ * the line (`table`, `bucket`, `leaderEpoch`, ...).
+ */
+export type ReplicaWarn = (
+  message: string,
+  error?: unknown,
+  fields?: Readonly<Record<string, unknown>>,
+) => void

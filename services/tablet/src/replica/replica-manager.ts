@@ -117,7 +117,7 @@ export class ReplicaManager {
       try {
         replica.maybeShrinkIsr()
       } catch (e) {
-        this.#options.warn?.(`ISR check of ${replica.name} failed`, e)
+        this.#options.warn?.(`ISR check of ${replica.name} failed`, e, replica.logFields)
       }
     }
   }

@@ -163,6 +163,17 @@ export class Replica {
   get name(): string {
     return tableBucketToString(this.tableBucket)
   }
+  /** The fields of this replica's log lines: table, partition, bucket, leader epoch. */
+  get logFields(): Readonly<Record<string, unknown>> {
+    const p = this.#options.physicalTablePath
+    return {
+      table: `${p.tablePath.databaseName}.${p.tablePath.tableName}`,
+      ...(p.partitionName === undefined ? {} : { partition: p.partitionName }),
+      tableId: this.tableBucket.tableId,
+      bucket: this.tableBucket.bucket,
+      leaderEpoch: this.#leaderEpoch,
+    }
+  }
   /** `log.replica.min-in-sync-replicas-number`. */
   get minInSyncReplicas(): number {
     return this.#options.minInSyncReplicas
@@ -539,6 +550,6 @@ export class Replica {
   }
 
   #warn(message: string, error?: unknown): void {
-    this.#options.warn?.(message, error)
+    this.#options.warn?.(message, error, this.logFields)
   }
 }

@@ -17,7 +17,7 @@ export interface FetcherWiring {
   readonly config: Configuration
   readonly pool: ConnectionPool
   readonly internalListenerName: string
-  readonly warn: (message: string, error?: unknown) => void
+  readonly warn: (message: string, error?: unknown, fields?: Readonly<Record<string, unknown>>) => void
 }
 
 /** Builds the follower fetchers with the `log.replica.fetch.*` settings and leader address lookup. */

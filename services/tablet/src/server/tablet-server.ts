@@ -160,13 +160,13 @@ export class TabletServer {
       hooks,
       kvManager: this.kvManager,
       remoteLogReader: bucket => remote?.reader(bucket) ?? null,
-      warn: (message, error) => this.#warn(message, error, 'replica'),
+      warn: (message, error, fields) => this.#warn(message, error, 'replica', fields),
       createFetcherManager: manager =>
         createFetcherManager(manager, {
           config,
           pool: this.#pool,
           internalListenerName: config.get(INTERNAL_LISTENER_NAME),
-          warn: (message, error) => this.#warn(message, error, 'replica'),
+          warn: (message, error, fields) => this.#warn(message, error, 'replica', fields),
         }),
     })
     this.localRetention = new LocalRetention({
@@ -379,9 +379,15 @@ export class TabletServer {
     }
   }
 
-  #warn(message: string, error?: unknown, component?: string): void {
+  #warn(
+    message: string,
+    error?: unknown,
+    component?: string,
+    fields?: Readonly<Record<string, unknown>>,
+  ): void {
     const own = component === undefined ? undefined : this.#deps.logger?.child?.({ component })
     const logger = own ?? this.#deps.logger ?? SILENT_LOGGER
-    logger.warn(message, error === undefined ? undefined : { error: String(error) })
+    const all = { ...fields, ...(error === undefined ? {} : { error: String(error) }) }
+    logger.warn(message, Object.keys(all).length === 0 ? undefined : all)
   }
 }

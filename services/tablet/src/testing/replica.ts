@@ -10,7 +10,7 @@ import { KvManager, SILENT_KV_SNAPSHOT_LOGGER } from '../kv/index.js'
 import { LOG_TABLET_DEFAULTS, LogTablet } from '../log/index.js'
 import { LeaderEpochCache } from '../replica/leader-epoch-cache.js'
 import { Replica } from '../replica/replica.js'
-import type { ReplicaHooks } from '../replica/replica-hooks.js'
+import type { ReplicaHooks, ReplicaWarn } from '../replica/replica-hooks.js'
 import type {
   AdjustIsrResult,
   IsrProposal,
@@ -86,6 +86,7 @@ export interface TestReplicaOptions {
   readonly dir?: string
   /** A bucket of a primary-key table (`testPkTable`: id INT key, v STRING) with a KvManager. */
   readonly primaryKey?: boolean
+  readonly warn?: ReplicaWarn
 }
 
 /** A replica of TEST_BUCKET (not yet leader or follower) with a real LogTablet. */
@@ -125,6 +126,7 @@ export async function createTestReplica(options: TestReplicaOptions = {}): Promi
     clock,
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(kvManager === undefined ? {} : { kvManager }),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
     onChanged: () => changes.push(logTablet.highWatermark),
   })
   return {

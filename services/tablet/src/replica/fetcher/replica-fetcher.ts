@@ -26,7 +26,7 @@ export interface ReplicaFetcherContext {
   replica(bucket: TableBucket): Replica | undefined
   /** Where the leader listens (internal listener). */
   leaderEndpoint(leaderId: number): Promise<{ host: string; port: number }>
-  warn(message: string, error?: unknown): void
+  warn(message: string, error?: unknown, fields?: Readonly<Record<string, unknown>>): void
 }
 
 interface FetchEntry {
@@ -114,7 +114,7 @@ export class ReplicaFetcher {
       try {
         await this.#fetchOnce(ready)
       } catch (e) {
-        this.context.warn(`fetch from leader ${this.leaderId} failed`, e)
+        this.context.warn(`fetch from leader ${this.leaderId} failed`, e, { leader: this.leaderId })
         this.#backoff(ready)
         await this.#sleep(this.context.settings.backoffMs)
       }
@@ -139,7 +139,10 @@ export class ReplicaFetcher {
       if (entry.outOfRange) {
         const bounds = await leaderLogBounds(replica, this.leaderId, this.context)
         await replica.runFollowerTask(async () => {
-          if (current()) await handleOutOfRange(replica, bounds, m => this.context.warn(m))
+          if (current())
+            await handleOutOfRange(replica, bounds, m =>
+              this.context.warn(m, undefined, { ...replica.logFields, leader: this.leaderId }),
+            )
         })
         entry.outOfRange = false
         // Whatever was cut or restarted, the epochs are reconciled again before fetching.
@@ -159,7 +162,10 @@ export class ReplicaFetcher {
         )
       }
     } catch (e) {
-      this.context.warn(`reconciling ${replica.name} with leader ${this.leaderId} failed`, e)
+      this.context.warn(`reconciling ${replica.name} with leader ${this.leaderId} failed`, e, {
+        ...replica.logFields,
+        leader: this.leaderId,
+      })
       this.#backoff([entry])
     }
   }
@@ -229,7 +235,10 @@ export class ReplicaFetcher {
             if (current && !entry.needsSync) await this.#apply(replica, entry, sent.get(entry) ?? -1, b)
           })
         } catch (e) {
-          this.context.warn(`replicating ${replica.name} from leader ${this.leaderId} failed`, e)
+          this.context.warn(`replicating ${replica.name} from leader ${this.leaderId} failed`, e, {
+            ...replica.logFields,
+            leader: this.leaderId,
+          })
           this.#backoff([entry])
         }
       }
@@ -247,7 +256,14 @@ export class ReplicaFetcher {
         entry.outOfRange = true
         return
       }
-      this.context.warn(`leader ${this.leaderId} refused the fetch of ${replica.name}: ${b.errorMessage}`)
+      this.context.warn(
+        `leader ${this.leaderId} refused the fetch of ${replica.name}: ${b.errorMessage}`,
+        undefined,
+        {
+          ...replica.logFields,
+          leader: this.leaderId,
+        },
+      )
       this.#backoff([entry])
       return
     }
@@ -273,7 +289,14 @@ export class ReplicaFetcher {
   ): Promise<void> {
     const end = segments.reduce((max, s) => Math.max(max, s.remoteLogEndOffset), -1)
     if (end <= replica.logTablet.logEndOffset) return
-    this.context.warn(`restarting ${replica.name} at ${end}, the end of the leader's remote log segments`)
+    this.context.warn(
+      `restarting ${replica.name} at ${end}, the end of the leader's remote log segments`,
+      undefined,
+      {
+        ...replica.logFields,
+        leader: this.leaderId,
+      },
+    )
     await replica.logTablet.truncateFullyAndStartAt(end)
     replica.epochCache.clear()
     await replica.epochCache.flush()

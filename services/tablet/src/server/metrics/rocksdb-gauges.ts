@@ -4,10 +4,10 @@ import type { Replica } from '../../replica/replica.js'
 
 /**
  * RocksDB properties read per KV tablet (rocksdb-native's `getProperty`), with Fluss's table-level
- * aggregation (Max or Sum over the table's buckets led here). rocksdb-native opens its databases
- * without a `Statistics` object, so tickers and histograms (block cache hit/miss, get/write latency,
- * write-stall microseconds, compaction time, bytes read/written) cannot be had; write stalls are
- * shown by `rocksdb.is-write-stopped` and `rocksdb.actual-delayed-write-rate` instead.
+ * aggregation (Max or Sum over the table's buckets led here). With metrics reported, KV tablets open
+ * RocksDB with statistics (tickers only: no histograms or timers), whose counters come from the
+ * `rocksdb.options-statistics` property: block cache hits and misses. Write stalls are shown by
+ * `rocksdb.is-write-stopped` and `rocksdb.actual-delayed-write-rate`.
  */
 const PROPERTIES = {
   memtable: 'rocksdb.cur-size-all-mem-tables',
@@ -22,7 +22,25 @@ const PROPERTIES = {
   delayedWriteRate: 'rocksdb.actual-delayed-write-rate',
   liveSstBytes: 'rocksdb.live-sst-files-size',
 } as const
-type Property = keyof typeof PROPERTIES
+/** Tickers of `rocksdb.options-statistics` (`<name> COUNT : <n>` lines). */
+const TICKERS = {
+  blockCacheHit: 'rocksdb.block.cache.hit',
+  blockCacheMiss: 'rocksdb.block.cache.miss',
+} as const
+const STATISTICS_PROPERTY = 'rocksdb.options-statistics'
+type Property = keyof typeof PROPERTIES | keyof typeof TICKERS
+const ALL_KEYS = [...Object.keys(PROPERTIES), ...Object.keys(TICKERS)] as Property[]
+
+/** The tickers of a statistics dump (0 for those absent: statistics off). */
+export function parseTickers(text: string | undefined): Record<keyof typeof TICKERS, number> {
+  const out = {} as Record<keyof typeof TICKERS, number>
+  if (typeof text !== 'string') text = ''
+  for (const [key, name] of Object.entries(TICKERS) as [keyof typeof TICKERS, string][]) {
+    const m = text.match(new RegExp(`^${name.replace(/\./g, '\\.')} COUNT : (\\d+)$`, 'm'))
+    out[key] = m === null ? 0 : Number(m[1])
+  }
+  return out
+}
 
 type Sample = Map<string, { labels: Labels; values: Record<Property, number[]> }>
 
@@ -56,11 +74,11 @@ class RocksSampler {
       const key = `${database}.${table}`
       let entry = out.get(key)
       if (entry === undefined) {
-        const values = Object.fromEntries(Object.keys(PROPERTIES).map(p => [p, [] as number[]]))
+        const values = Object.fromEntries(ALL_KEYS.map(p => [p, [] as number[]]))
         entry = { labels: { database, table }, values: values as Record<Property, number[]> }
         out.set(key, entry)
       }
-      for (const p of Object.keys(PROPERTIES) as Property[]) entry.values[p].push(props[p])
+      for (const p of ALL_KEYS) entry.values[p].push(props[p])
     })
     return out
   }
@@ -68,9 +86,18 @@ class RocksSampler {
 
 async function readProperties(kv: KvTablet): Promise<Record<Property, number> | undefined> {
   try {
-    const names = Object.entries(PROPERTIES) as [Property, string][]
-    const values = await Promise.all(names.map(([, n]) => kv.property(n)))
-    return Object.fromEntries(names.map(([p], i) => [p, Number(values[i]) || 0])) as Record<Property, number>
+    const names = Object.entries(PROPERTIES) as [keyof typeof PROPERTIES, string][]
+    const [statistics, ...values] = await Promise.all([
+      kv.property(STATISTICS_PROPERTY),
+      ...names.map(([, n]) => kv.property(n)),
+    ])
+    return {
+      ...(Object.fromEntries(names.map(([p], i) => [p, Number(values[i]) || 0])) as Record<
+        keyof typeof PROPERTIES,
+        number
+      >),
+      ...parseTickers(statistics),
+    }
   } catch {
     return undefined // closed while read: left out of this scrape
   }
@@ -136,6 +163,31 @@ export function registerRocksDbGauges(registry: MetricRegistry, replicas: () => 
     'Write rate (bytes/s) RocksDB slows a bucket to (0: not delayed)',
     'delayedWriteRate',
     'max',
+  )
+  table(
+    'rocksdbBlockCacheHitTotal',
+    "Block cache hits of the table's buckets led here, since their RocksDB opened",
+    'blockCacheHit',
+    'sum',
+  )
+  table(
+    'rocksdbBlockCacheMissTotal',
+    "Block cache misses of the table's buckets led here, since their RocksDB opened",
+    'blockCacheMiss',
+    'sum',
+  )
+  registry.gauge(
+    'table_rocksdbBlockCacheHitRate',
+    "Block cache hits / (hits + misses) of the table's buckets led here, since their RocksDB opened",
+    async () => {
+      const rows: [Labels, number][] = []
+      for (const { labels, values } of (await sampler.sample()).values()) {
+        const hits = values.blockCacheHit.reduce((a, b) => a + b, 0)
+        const lookups = hits + values.blockCacheMiss.reduce((a, b) => a + b, 0)
+        if (lookups > 0) rows.push([labels, hits / lookups])
+      }
+      return rows
+    },
   )
   table('logicalStorage_kvSize', "Bytes of the live SST files of the table's buckets", 'liveSstBytes', 'sum')
   registry.gauge(

@@ -86,6 +86,38 @@ export function registerTabletGauges(registry: MetricRegistry, s: TabletGaugeSou
 function registerRemoteGauges(registry: MetricRegistry, s: TabletGaugeSources): void {
   const remote = s.remoteLogManager
   if (remote !== null) {
+    // Leaders with a remote log task: what of the log below the high watermark is not in remote
+    // storage yet (the active segment and sealed segments not uploaded).
+    const uploading = () =>
+      s.replicaManager.replicas().flatMap(r => {
+        const reader = r.isLeader ? remote.reader(r.tableBucket) : null
+        return reader === null ? [] : [{ r, remoteEnd: reader.remoteLogEndOffset }]
+      })
+    registry.gauge(
+      'table_bucket_remoteLogEndOffset',
+      'End offset of the remote log of each bucket led here (-1: nothing copied yet)',
+      () => {
+        const ends = new Map(uploading().map(({ r, remoteEnd }) => [r, remoteEnd]))
+        return perBucket([...ends.keys()], r => ends.get(r) ?? -1)
+      },
+    )
+    registry.gauge(
+      'table_bucket_remoteLogCopyLag',
+      'Offsets below the high watermark of each bucket led here not yet copied to remote storage',
+      () => {
+        const all = uploading()
+        const lag = new Map(
+          all.map(({ r, remoteEnd }) => [
+            r,
+            Math.max(0, r.logTablet.highWatermark - Math.max(remoteEnd, r.logTablet.logStartOffset)),
+          ]),
+        )
+        return perBucket(
+          all.map(u => u.r),
+          r => lag.get(r) ?? 0,
+        )
+      },
+    )
     const stat =
       (key: 'bytesUploaded' | 'segmentsUploaded' | 'uploadErrors' | 'deleteErrors' | 'segmentsExpired') =>
       () =>
