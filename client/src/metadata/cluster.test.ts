@@ -14,6 +14,7 @@ const bucket = (bucketId: number, leaderId: number | null) => ({
   leaderId,
   replicaId: [1, 2],
   leaderEpoch: 3,
+  isrId: [] as number[],
 })
 
 const response: MetadataResponse = {

@@ -44,8 +44,8 @@ function recordFetches(): SentFetch[] {
       sent.push({
         endpoint: this.endpoint,
         maxWaitMs: r.maxWaitMs ?? 0,
-        buckets: r.tablesReq.flatMap(t =>
-          t.bucketsReq.map(b => ({ bucketId: b.bucketId, fetchOffset: b.fetchOffset })),
+        buckets: (r.tablesReq ?? []).flatMap(t =>
+          (t.bucketsReq ?? []).map(b => ({ bucketId: b.bucketId, fetchOffset: b.fetchOffset })),
         ),
       })
     }

@@ -1,6 +1,5 @@
 import {
   Field as ArrowJsField,
-  type DataType as ArrowJsType,
   Float64,
   Int32,
   List,
@@ -116,8 +115,8 @@ describe('nested columns: apache-arrow writer, our reader', () => {
             new Struct([
               new ArrowJsField('key', new Utf8(), false),
               new ArrowJsField('value', new Float64(), true),
-            ]) as ArrowJsType,
-          ),
+            ]),
+          ) as never,
         ),
       ),
       s: vectorFromArray([{ x: 1, label: 'one' }, null, { x: 3, label: null }], point),

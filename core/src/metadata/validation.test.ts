@@ -45,8 +45,9 @@ function tableWith(
     .build()
 }
 
-const rejects = (d: () => TableDescriptor, code: ErrorName, text: string, ctx = CTX) =>
+const rejects = (d: () => TableDescriptor, code: ErrorName, text: string, ctx = CTX): void => {
   expectFlussError(() => validateTableDescriptor(d(), ctx), code, text)
+}
 
 describe('validateTableDescriptor accepts', () => {
   it.each([

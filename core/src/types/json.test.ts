@@ -143,7 +143,7 @@ describe('data type JSON', () => {
 
   it('rejects types nested deeper than the limit without exhausting the stack', () => {
     const nest = (n: number) =>
-      '{"type":"ARRAY","element_type":'.repeat(n) + '{"type":"INTEGER"}' + '}'.repeat(n)
+      `${'{"type":"ARRAY","element_type":'.repeat(n)}{"type":"INTEGER"}${'}'.repeat(n)}`
     expect(dataTypeFromJson(nest(MAX_TYPE_NESTING_DEPTH)).type).toBe('ARRAY')
     expectCode(
       () => dataTypeFromJson(nest(MAX_TYPE_NESTING_DEPTH + 1)),

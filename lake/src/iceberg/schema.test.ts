@@ -1,4 +1,4 @@
-import { DataTypes, notNull } from '@sluice/core/types'
+import { type DataType, DataTypes, notNull } from '@sluice/core/types'
 import { describe, expect, it } from 'vitest'
 import { PARTITIONED_PK_TABLE, PK_TABLE, tableInfoOf } from '../testing/tables.js'
 import { lakePartitioningOf } from './partition.js'
@@ -12,7 +12,7 @@ import {
 
 describe('lake schema', () => {
   it('maps every Fluss type per the reference', () => {
-    const cases: [ReturnType<typeof DataTypes.INT>, string, string][] = [
+    const cases: [DataType, string, string][] = [
       [DataTypes.BOOLEAN(), 'boolean', 'BOOLEAN'],
       [DataTypes.TINYINT(), 'int', 'INTEGER'],
       [DataTypes.SMALLINT(), 'int', 'INTEGER'],

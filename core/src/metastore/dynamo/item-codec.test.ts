@@ -1,3 +1,4 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb'
 import { describe, expect, it } from 'vitest'
 import { FlussError } from '../../errors/index.js'
 import { decimalString, fromItem, toItem } from './item-codec.js'
@@ -43,7 +44,7 @@ describe('item codec', () => {
   })
 
   it('refuses items it did not write', () => {
-    const bad = [
+    const bad: Record<string, AttributeValue>[] = [
       { pk: { S: 'a' }, sk: { S: 'b' } },
       { pk: { S: 'a' }, sk: { S: 'b' }, version: { N: '0' } },
       { pk: { S: 'a' }, sk: { S: 'b' }, version: { N: '1' }, tags: { SS: ['x'] } },

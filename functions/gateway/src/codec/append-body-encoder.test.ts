@@ -12,9 +12,9 @@ import { AppendBodyEncoder } from './append-body-encoder.js'
 import type { AppendBodyRequest } from './append-body-encoding.js'
 
 const rowType = DataTypes.ROW([
-  { name: 'id', type: notNull(DataTypes.INT()) },
-  { name: 'msg', type: DataTypes.STRING() },
-  { name: 'price', type: DataTypes.DECIMAL(10, 2) },
+  { name: 'id', type: notNull(DataTypes.INT()), fieldId: 0 },
+  { name: 'msg', type: DataTypes.STRING(), fieldId: 1 },
+  { name: 'price', type: DataTypes.DECIMAL(10, 2), fieldId: 2 },
 ])
 
 const encoders: AppendBodyEncoder[] = []

@@ -46,7 +46,7 @@ class FakeGlue implements GlueApi {
     if (command instanceof CreateTableCommand) {
       if (!this.databases.has(input.DatabaseName ?? '')) throw named('EntityNotFoundException')
       if (this.tables.has(key)) throw named('AlreadyExistsException')
-      this.tables.set(key, { ...input.TableInput, DatabaseName: input.DatabaseName, VersionId: '1' })
+      this.tables.set(key, { ...input.TableInput, DatabaseName: input.DatabaseName, VersionId: '1' } as Table)
       return {}
     }
     const current = this.tables.get(key) as Table
@@ -58,7 +58,7 @@ class FakeGlue implements GlueApi {
         ...input.TableInput,
         DatabaseName: input.DatabaseName,
         VersionId: String(Number(current.VersionId) + 1),
-      })
+      } as Table)
     }
     if (fail !== undefined) throw fail
     return {}

@@ -38,7 +38,7 @@ class ConflictInjectingStore extends MemoryMetaStore {
     super()
   }
 
-  async put(pk: string, sk: string, value: ItemValue, condition: WriteCondition): Promise<number> {
+  override async put(pk: string, sk: string, value: ItemValue, condition: WriteCondition): Promise<number> {
     if (this.enabled && sk.startsWith(BUCKET_SK_PREFIX)) {
       const roll = this.random()
       if (roll < 0.25) {

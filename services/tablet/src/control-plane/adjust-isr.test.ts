@@ -22,7 +22,7 @@ const proposal = (isr: number[], leaderEpoch = 0, bucketEpoch = 0) => ({
 /** A store that runs `beforeNextPut` once, right before the next conditional write. */
 class RacingStore extends MemoryMetaStore {
   beforeNextPut: (() => Promise<void>) | undefined
-  async put(pk: string, sk: string, value: ItemValue, condition: WriteCondition): Promise<number> {
+  override async put(pk: string, sk: string, value: ItemValue, condition: WriteCondition): Promise<number> {
     const race = this.beforeNextPut
     this.beforeNextPut = undefined
     if (race !== undefined) await race()

@@ -1,7 +1,7 @@
 import { ERRORS } from '@sluice/core/errors'
 import { MemoryLogRecords } from '@sluice/core/record'
 import { decodeCompactedRow, decodeValue, type Row } from '@sluice/core/row'
-import type { ServerConnection } from '@sluice/core/rpc'
+import type { ClientConnection } from '@sluice/core/rpc'
 import { afterEach, describe, expect, it } from 'vitest'
 import { keyRouter } from '../kv/index.js'
 import { arrowBatch, notifyRequest, PK_SCHEMA, TABLE_ID, TestCluster } from '../testing/cluster.js'
@@ -41,7 +41,7 @@ async function pkTable(buckets = 1, leader = 1) {
 }
 
 function putKv(
-  c: ServerConnection,
+  c: ClientConnection,
   records: Buffer,
   extra: { acks?: number; targetColumns?: number[] } = {},
 ) {

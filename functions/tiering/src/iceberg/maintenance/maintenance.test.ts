@@ -144,7 +144,7 @@ describe('lake maintenance', () => {
     const before = await scanSnapshot(lake.io, state.metadata)
 
     const r = await deleteOrphanFiles(table, { olderThanMs: now - 86_400_000, maxListedFiles: 10_000 })
-    expect(r.deletedFiles.sort()).toEqual([oldMetadata, oldOrphan.filePath].sort())
+    expect([...r.deletedFiles].sort()).toEqual([oldMetadata, oldOrphan.filePath].sort())
     for (const kept of [
       recentOrphan,
       foreign,
