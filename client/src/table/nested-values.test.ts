@@ -57,6 +57,11 @@ describe('nested values written through the SDK', () => {
       core[4],
     ])
     expect(converter.toRow({ id: 1n, point: { x: 3 } })).toEqual([1n, null, [3, null], null, null])
+    const byBig = new RowConverter(
+      DataTypes.ROW([{ name: 'm', type: DataTypes.MAP(DataTypes.BIGINT(), POINT), fieldId: 0 }]),
+    )
+    expect(byBig.toRow([new Map([[2n ** 60n, { x: 1 }]])])).toEqual([map([2n ** 60n, [1, null]])])
+    expect(() => byBig.toRow([new Map([[5n, { y: 1 }]])])).toThrow(/column 'm\[5\]' of type ROW/)
   })
 
   it('names the path of a bad nested value, and of an unknown ROW field', () => {

@@ -31,8 +31,11 @@ export type ObjectValue =
 /** A row rendered as an object keyed by column name. */
 export type ObjectRow = Record<string, ObjectValue>
 
-/** Converts one written value of a type to the core value model; `path` names it in errors. */
-export type InputConverter = (value: unknown, path: string) => Value
+/**
+ * Converts one written value of a type to the core value model; `path` names it in errors (made
+ * only when one is thrown).
+ */
+export type InputConverter = (value: unknown, path: () => string) => Value
 
 const identity: InputConverter = v => (v === undefined ? null : (v as Value))
 
@@ -57,8 +60,8 @@ export function inputConverter(type: DataType): InputConverter {
     case 'ARRAY': {
       const element = inputConverter(type.elementType)
       return (v, path) => {
-        if (Array.isArray(v)) return v.map((e, i) => element(e, `${path}[${i}]`))
-        if (isNumericArray(v)) return Array.from(v, (e, i) => element(e, `${path}[${i}]`))
+        if (Array.isArray(v)) return v.map((e, i) => element(e, () => `${path()}[${i}]`))
+        if (isNumericArray(v)) return Array.from(v, (e, i) => element(e, () => `${path()}[${i}]`))
         return identity(v, path)
       }
     }
@@ -78,16 +81,29 @@ function mapConverter(keyType: DataType, valueType: DataType): InputConverter {
   return (v, path) => {
     if (v instanceof Map) {
       const out = new Map<Value, Value>()
-      for (const [k, e] of v) out.set(key(k, `${path}.key`), value(e, `${path}[${JSON.stringify(k)}]`))
+      for (const [k, e] of v)
+        out.set(
+          key(k, () => `${path()}.key`),
+          value(e, () => `${path()}[${keyText(k)}]`),
+        )
       return out
     }
     if (stringKeys && isPlainObject(v)) {
       return new Map<Value, Value>(
-        Object.entries(v).map(([k, e]) => [k, value(e, `${path}[${JSON.stringify(k)}]`)]),
+        Object.entries(v).map(([k, e]) => [k, value(e, () => `${path()}[${JSON.stringify(k)}]`)]),
       )
     }
     return identity(v, path)
   }
+}
+
+/** A map key as the value checkers show it in paths (`["EUR"]`, `[7]`). */
+function keyText(k: unknown): string {
+  return typeof k === 'string'
+    ? JSON.stringify(k)
+    : typeof k === 'bigint' || typeof k === 'number'
+      ? String(k)
+      : '?'
 }
 
 function rowConverter(type: RowType): InputConverter {
@@ -104,10 +120,10 @@ function rowConverter(type: RowType): InputConverter {
       if (i === undefined) {
         throw new FlussError(
           'INVALID_REQUEST',
-          `Invalid value for column '${path}' of type ${typeToString(type)}: '${name}' is not one of its fields (${names.join(', ')})`,
+          `Invalid value for column '${path()}' of type ${typeToString(type)}: '${name}' is not one of its fields (${names.join(', ')})`,
         )
       }
-      out[i] = fields[i](e, `${path}.${name}`)
+      out[i] = fields[i](e, () => `${path()}.${name}`)
     }
     return out
   }

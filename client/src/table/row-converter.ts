@@ -74,7 +74,7 @@ export class RowConverter {
     }
     const row = new Array<Value>(n).fill(null)
     for (let i = 0; i < n; i++) {
-      if (only === undefined || only.has(i)) row[i] = this.#converts[i](input[i], this.#names[i])
+      if (only === undefined || only.has(i)) row[i] = this.#converts[i](input[i], () => this.#names[i])
     }
     return row
   }
@@ -95,7 +95,7 @@ export class RowConverter {
           `Unknown column '${key}'; ${this.#subject} columns ${this.#names.join(', ')}`,
         )
       }
-      if (only === undefined || only.has(i)) row[i] = this.#converts[i](input[key], key)
+      if (only === undefined || only.has(i)) row[i] = this.#converts[i](input[key], () => key)
     }
     return row
   }
