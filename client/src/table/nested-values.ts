@@ -53,10 +53,10 @@ function isNumericArray(v: unknown): v is ArrayLike<number | bigint> {
 export function inputConverter(type: DataType): InputConverter {
   switch (type.type) {
     case 'BIGINT':
-      return v => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : identity(v, ''))
+      return v => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : identity(v, () => ''))
     case 'TIMESTAMP_WITHOUT_TIME_ZONE':
     case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
-      return v => (v instanceof Date ? new Timestamp(v.getTime(), 0) : identity(v, ''))
+      return v => (v instanceof Date ? new Timestamp(v.getTime(), 0) : identity(v, () => ''))
     case 'ARRAY': {
       const element = inputConverter(type.elementType)
       return (v, path) => {
@@ -112,7 +112,7 @@ function rowConverter(type: RowType): InputConverter {
   const fields = type.fields.map(f => inputConverter(f.type))
   return (v, path) => {
     if (Array.isArray(v))
-      return v.map((e, i) => (i < fields.length ? fields[i](e, `${path}.${names[i]}`) : e))
+      return v.map((e, i) => (i < fields.length ? fields[i](e, () => `${path()}.${names[i]}`) : e))
     if (!isPlainObject(v)) return identity(v, path)
     const out = new Array<Value>(fields.length).fill(null)
     for (const [name, e] of Object.entries(v)) {
