@@ -105,7 +105,17 @@ describe('nested columns through the SDK', () => {
     const prefix = table.newLookup().lookupBy(['id']).createLookuper()
     expect((await prefix.lookup([1])).objects()).toEqual([read(1)])
     expect((await prefix.lookup([1])).rows()).toEqual([
-      [1, 0, ['t1', null], [1, 'p1'], read(1).scores.set('a', [[1, null]]), read(1).at],
+      [
+        1,
+        0,
+        ['t1', null],
+        [1, 'p1'],
+        new Map<string, unknown>([
+          ['a', [[1, null]]],
+          ['b', []],
+        ]),
+        read(1).at,
+      ],
     ])
   })
 })
