@@ -188,6 +188,34 @@ function nestedValue(json: unknown, t: DataType): Value {
   }
 }
 
+/** The canonical text `s` of type `t` with the nanoseconds of timestamps cut to microseconds. */
+export function microsecondText(s: Canonical, t: DataType): Canonical {
+  if (s === null) return null
+  switch (t.type) {
+    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
+    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE': {
+      if (t.precision <= 6) return s
+      const nanos = BigInt(s)
+      return (nanos - (((nanos % 1000n) + 1000n) % 1000n)).toString()
+    }
+    case 'ARRAY':
+      return JSON.stringify((JSON.parse(s) as Canonical[]).map(e => microsecondText(e, t.elementType)))
+    case 'MAP':
+      return JSON.stringify(
+        (JSON.parse(s) as [Canonical, Canonical][]).map(([k, v]) => [
+          microsecondText(k, t.keyType),
+          microsecondText(v, t.valueType),
+        ]),
+      )
+    case 'ROW':
+      return JSON.stringify(
+        (JSON.parse(s) as Canonical[]).map((v, i) => microsecondText(v, t.fields[i].type)),
+      )
+    default:
+      return s
+  }
+}
+
 /** The SDK value of type `t` for a canonical text (the inverse of toCanonical). */
 export function fromCanonical(s: Canonical, t: DataType): Value {
   if (s === null) return null
