@@ -16,7 +16,7 @@ import { type DataType, DataTypes, notNull, nullable, parseTypeString } from '@s
  * | DATE                         | days since 1970-01-01                                 |
  * | TIME(p)                      | milliseconds of the day                               |
  * | TIMESTAMP(p), TIMESTAMP_LTZ(p)| nanoseconds since the epoch                          |
- * | ARRAY, MAP, ROW              | compact JSON text of an array: the elements; the [key, value] pairs in map order; the fields — each as its own canonical text or null |
+ * | ARRAY, MAP, ROW              | compact JSON text of an array: the elements; the [key, value] pairs ordered by key text; the fields — each as its own canonical text or null |
  *
  * null stays null.
  */
@@ -153,16 +153,27 @@ export function toCanonical(v: Value, t: DataType): Canonical {
   }
 }
 
+/**
+ * Map entries ordered by the canonical text of their keys (UTF-16 code units, as Java's
+ * String#compareTo): a MAP has no order, and the clients keep different ones (the Java client's
+ * GenericMap is a hash map).
+ */
+function byKeyText(pairs: [Canonical, Canonical][]): [Canonical, Canonical][] {
+  return pairs.sort(([a], [b]) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0))
+}
+
 /** The JSON array of a nested value: canonical texts of its elements, [key, value] pairs or fields. */
 function nestedCanonical(v: Value, t: DataType): unknown[] {
   switch (t.type) {
     case 'ARRAY':
       return (v as Value[]).map(e => toCanonical(e, t.elementType))
     case 'MAP':
-      return [...(v as Map<Value, Value>)].map(([k, e]) => [
-        toCanonical(k, t.keyType),
-        toCanonical(e, t.valueType),
-      ])
+      return byKeyText(
+        [...(v as Map<Value, Value>)].map(([k, e]) => [
+          toCanonical(k, t.keyType),
+          toCanonical(e, t.valueType),
+        ]),
+      )
     case 'ROW':
       return t.fields.map((f, i) => toCanonical((v as Value[])[i], f.type))
     default:
@@ -202,10 +213,12 @@ export function microsecondText(s: Canonical, t: DataType): Canonical {
       return JSON.stringify((JSON.parse(s) as Canonical[]).map(e => microsecondText(e, t.elementType)))
     case 'MAP':
       return JSON.stringify(
-        (JSON.parse(s) as [Canonical, Canonical][]).map(([k, v]) => [
-          microsecondText(k, t.keyType),
-          microsecondText(v, t.valueType),
-        ]),
+        byKeyText(
+          (JSON.parse(s) as [Canonical, Canonical][]).map(([k, v]) => [
+            microsecondText(k, t.keyType),
+            microsecondText(v, t.valueType),
+          ]),
+        ),
       )
     case 'ROW':
       return JSON.stringify(

@@ -17,7 +17,7 @@ export const NESTED_COLUMNS: readonly ColumnSpec[] = [
   { name: 'by_key', type: 'MAP<STRING, ARRAY<ROW<n INT, amount DECIMAL(20, 4), at TIMESTAMP(9)>>>' },
   {
     name: 'misc',
-    type: 'ROW<raw BYTES, day DATE, t TIME, code CHAR(3), price DECIMAL(10, 2), flags MAP<INT, BOOLEAN>, ltz TIMESTAMP_LTZ(9)>',
+    type: 'ROW<payload BYTES, born DATE, t TIME, code CHAR(3), price DECIMAL(10, 2), flags MAP<INT, BOOLEAN>, ltz TIMESTAMP_LTZ(9)>',
   },
 ]
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Canonical } from './canonical.js'
 import type { Driver, KvOp } from './drivers/driver.js'
-import { type Change, expectChanges, microsecondRow } from './expect-log.js'
+import { type Change, changesByKey, expectChanges, expectedByKey, microsecondRow } from './expect-log.js'
 import { itWhenServed } from './features.js'
 import { compatSuite } from './harness.js'
 import { NESTED_COLUMNS, NESTED_NAMES, nestedRow, nestedTable } from './nested-dataset.js'
@@ -56,7 +56,13 @@ async function expectLog(
 ): Promise<void> {
   const expected = asReadBy(client, changes)
   const read = await driver(client).changelog(db, table, expected.length, projection)
-  expectChanges(read, projection ? project(expected, projection) : expected, ID)
+  const want = projection ? project(expected, projection) : expected
+  // The first key whose changes differ, alone, so that a failure shows a readable difference.
+  const [got, wanted] = [changesByKey(read, ID), expectedByKey(want, ID)]
+  const differing = Object.keys(wanted).find(k => JSON.stringify(got[k]) !== JSON.stringify(wanted[k]))
+  if (differing !== undefined)
+    expect(got[differing], `${client} reads key ${differing} of ${table}`).toEqual(wanted[differing])
+  expectChanges(read, want, ID)
 }
 
 describe('the nested dataset', () => {
@@ -81,7 +87,7 @@ describe('log tables', () => {
   const written = appended(rows(LOG_ROWS, 0))
 
   for (const format of ['ARROW', 'COMPACTED', 'INDEXED']) {
-    it(`Java appends ${LOG_ROWS} rows to a ${format} log table; ${titles(scanners(format))} read them back`, async () => {
+    it(`Java appends ${LOG_ROWS} rows to a log table in the ${format} format; ${titles(scanners(format))} read them back`, async () => {
       const table = `log_${format.toLowerCase()}_java`
       await env.java.createTable(db, table, nestedTable({ buckets: BUCKETS, properties: logFormat(format) }))
       await env.java.append(db, table, rows(LOG_ROWS, 0))

@@ -91,7 +91,9 @@ def from_python(v, t):
         return _json_text([from_python(e, t.element) for e in v])
     if r == "map":
         pairs = v.items() if isinstance(v, dict) else v
-        return _json_text([[from_python(k, t.key), from_python(e, t.value)] for k, e in pairs])
+        # A MAP has no order: entries by the canonical text of their keys, as the other drivers.
+        return _json_text(sorted(([from_python(k, t.key), from_python(e, t.value)] for k, e in pairs),
+                                 key=lambda p: p[0].encode("utf-16-be")))
     if r == "row":
         return _json_text([from_python(v.get(name), ft) for name, ft in t.fields])
     if r == "boolean":

@@ -3,6 +3,8 @@ package io.sluice.compat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +31,8 @@ import org.apache.fluss.types.RowType;
  * Canonical text of values (the format of test/compat/canonical.ts): integers in decimal,
  * floats as IEEE-754 bits, decimals in plain notation at the column scale, binary as hex, DATE as
  * days, TIME as milliseconds of the day, timestamps as nanoseconds since the epoch. A nested value
- * is the compact JSON text of an array: an ARRAY's elements, a MAP's [key, value] pairs in map
- * order, a ROW's fields, each element, key, value or field as its own canonical text (or null).
+ * is the compact JSON text of an array: an ARRAY's elements, a MAP's [key, value] pairs ordered by
+ * the text of their keys, a ROW's fields, each element, key, value or field as its own canonical text (or null).
  */
 public final class Canonical {
     private Canonical() {}
@@ -93,10 +95,19 @@ public final class Canonical {
                 InternalArray values = map.valueArray();
                 InternalArray.ElementGetter key = InternalArray.createElementGetter(mapType.getKeyType());
                 InternalArray.ElementGetter value = InternalArray.createElementGetter(mapType.getValueType());
+                List<String[]> pairs = new ArrayList<>();
                 for (int i = 0; i < map.size(); i++) {
+                    pairs.add(new String[] {
+                        of(key.getElementOrNull(keys, i), mapType.getKeyType()),
+                        values.isNullAt(i) ? null : of(value.getElementOrNull(values, i), mapType.getValueType())
+                    });
+                }
+                // A MAP has no order (GenericMap is a hash map): entries by the text of their keys.
+                pairs.sort(Comparator.comparing(p -> p[0]));
+                for (String[] p : pairs) {
                     ArrayNode pair = out.addArray();
-                    addText(pair, of(key.getElementOrNull(keys, i), mapType.getKeyType()));
-                    addText(pair, values.isNullAt(i) ? null : of(value.getElementOrNull(values, i), mapType.getValueType()));
+                    addText(pair, p[0]);
+                    addText(pair, p[1]);
                 }
                 return out;
             }
