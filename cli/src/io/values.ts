@@ -96,7 +96,7 @@ export function jsonToValue(type: DataType, v: unknown): Value {
     case 'ROW':
       return rowValue(type, v)
     default:
-      throw new ValueError(`${type.type} columns are not supported by the CLI`)
+      throw new ValueError(`${(type as DataType).type} columns are not supported by the CLI`)
   }
 }
 
