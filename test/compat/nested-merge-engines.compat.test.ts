@@ -1,4 +1,4 @@
-import type { Value } from '@sluice/core/row'
+import { Timestamp, type Value } from '@sluice/core/row'
 import { describe, expect } from 'vitest'
 import { type Canonical, type ColumnSpec, parseType, toCanonical } from './canonical.js'
 import type { Driver } from './drivers/driver.js'
@@ -10,10 +10,12 @@ import { compatSuite } from './harness.js'
  * The merge engines on tables with ARRAY, MAP and ROW value columns, written in turn by the official
  * Java client, our SDK and pyfluss, read back (changelog and lookups) by all three. Fluss 0.9.1
  * aggregates nested columns with last_value and first_value (and their ignore-nulls forms) only.
+ * Then prefix lookups (by the bucket key) of rows with nested values, by Java and pyfluss.
  */
 
 const { env, apis, db } = await compatSuite('nested_engines', ['PUT_KV', 'LOOKUP'])
 const kvIt = itWhenServed(apis, ['PUT_KV', 'LOOKUP'])
+const prefixIt = itWhenServed(apis, ['PUT_KV', 'PREFIX_LOOKUP'])
 
 const ID = [0]
 const READERS = (): Driver[] => [env.java, env.python, env.sdk]
@@ -153,5 +155,46 @@ describe('merge engines with nested value columns', () => {
     await env.java.upsert(db, table, [{ op: 'upsert', row: f(1, []) }])
     await env.python.upsert(db, table, [{ op: 'upsert', row: f(1, null) }])
     await expectEverywhere(table, [{ change: '+I', row: kept }], kept)
+  })
+})
+
+describe('prefix lookups of nested values', () => {
+  const PREFIX: readonly ColumnSpec[] = [
+    { name: 'a', type: 'INT', nullable: false },
+    { name: 'b', type: 'STRING', nullable: false },
+    { name: 'v', type: 'MAP<STRING, ARRAY<ROW<n INT, at TIMESTAMP_LTZ(3)>>>' },
+  ]
+  const r = (...values: Value[]) => canonicalRow(PREFIX, values)
+  const at = (ms: number) => Timestamp.fromNanos(BigInt(ms) * 1_000_000n)
+
+  prefixIt('Java and Python look up rows with nested values by the bucket key', async () => {
+    const table = 'prefix'
+    await env.java.createTable(db, table, {
+      columns: PREFIX,
+      primaryKey: ['a', 'b'],
+      bucketKeys: ['a'],
+      buckets: 3,
+    })
+    const x1 = r(1, 'x', new Map([['k', [[1, at(1000)], null]]]))
+    const z1 = r(
+      1,
+      'z',
+      new Map([
+        ['k', []],
+        ['j', null],
+      ]),
+    )
+    const x2 = r(2, 'x', null)
+    await env.java.upsert(db, table, [
+      { op: 'upsert', row: x1 },
+      { op: 'upsert', row: r(1, 'y', new Map()) },
+      { op: 'upsert', row: x2 },
+      { op: 'delete', row: r(1, 'y', null) },
+    ])
+    await env.sdk.upsert(db, table, [{ op: 'upsert', row: z1 }])
+    for (const reader of [env.java, env.python]) {
+      const found = await reader.lookup(db, table, [['1'], ['2'], ['3']], ['a'])
+      expect(found, `${reader.name} looks up by a`).toEqual([[x1, z1], [x2], []])
+    }
   })
 })
