@@ -1,15 +1,16 @@
 import { FlussError } from '@sluice/core/errors'
-import { createValueChecker, type Row, Timestamp, type Value, type ValueChecker } from '@sluice/core/row'
-import type { DataType, RowType } from '@sluice/core/types'
+import { createValueChecker, type Row, type Value, type ValueChecker } from '@sluice/core/row'
+import type { RowType } from '@sluice/core/types'
+import { type InputConverter, inputConverter } from './nested-values.js'
 
 /**
  * A row as users pass it: values in column order, or an object keyed by column name (absent
- * columns are null). Values follow the core value model (`@sluice/core/row` Value); as a
- * convenience BIGINT also takes a safe-integer number and TIMESTAMP/TIMESTAMP_LTZ take a Date.
+ * columns are null). Values follow the core value model (`@sluice/core/row` Value); as
+ * conveniences, at any depth, BIGINT also takes a safe-integer number, TIMESTAMP/TIMESTAMP_LTZ a
+ * Date, ARRAY a typed array, MAP with STRING keys a plain object, and ROW a plain object keyed by
+ * field name (see `nested-values.ts`).
  */
 export type RowInput = readonly unknown[] | Readonly<Record<string, unknown>>
-
-type Convert = (value: unknown) => Value
 
 /**
  * Turns user rows into validated rows of a table's row type. Every value is converted and checked
@@ -20,7 +21,7 @@ export class RowConverter {
   readonly #names: readonly string[]
   readonly #index: ReadonlyMap<string, number>
   readonly #checkers: readonly ValueChecker[]
-  readonly #converts: readonly Convert[]
+  readonly #converts: readonly InputConverter[]
   readonly #subject: string
 
   /** `subject` names the columns in messages (e.g. 'the table has', 'the lookup key has'). */
@@ -32,7 +33,7 @@ export class RowConverter {
     this.#names = rowType.fields.map(f => f.name)
     this.#index = new Map(this.#names.map((n, i) => [n, i]))
     this.#checkers = rowType.fields.map(f => createValueChecker(f.type, f.name))
-    this.#converts = rowType.fields.map(f => converterFor(f.type))
+    this.#converts = rowType.fields.map(f => inputConverter(f.type))
   }
 
   /** The validated row (a new array), or a thrown INVALID_REQUEST naming the offending column. */
@@ -50,9 +51,10 @@ export class RowConverter {
    * null whatever they hold (a delete needs only the key).
    */
   toKeyRow(input: RowInput, positions: readonly number[]): Row {
+    const only = new Set(positions)
     const converted = Array.isArray(input)
-      ? this.#fromArray(input)
-      : this.#fromObject(input as Readonly<Record<string, unknown>>)
+      ? this.#fromArray(input, only)
+      : this.#fromObject(input as Readonly<Record<string, unknown>>, only)
     const row = new Array<Value>(converted.length).fill(null)
     for (const p of positions) {
       this.#checkers[p](converted[p])
@@ -61,7 +63,8 @@ export class RowConverter {
     return row
   }
 
-  #fromArray(input: readonly unknown[]): Row {
+  /** The converted row; only the columns in `only` are converted when it is given (the others are null). */
+  #fromArray(input: readonly unknown[], only?: ReadonlySet<number>): Row {
     const n = this.#names.length
     if (input.length !== n) {
       throw new FlussError(
@@ -69,12 +72,14 @@ export class RowConverter {
         `Row has ${input.length} values, ${this.#subject} ${n} columns (${this.#names.join(', ')})`,
       )
     }
-    const row = new Array<Value>(n)
-    for (let i = 0; i < n; i++) row[i] = this.#converts[i](input[i])
+    const row = new Array<Value>(n).fill(null)
+    for (let i = 0; i < n; i++) {
+      if (only === undefined || only.has(i)) row[i] = this.#converts[i](input[i], () => this.#names[i])
+    }
     return row
   }
 
-  #fromObject(input: Readonly<Record<string, unknown>>): Row {
+  #fromObject(input: Readonly<Record<string, unknown>>, only?: ReadonlySet<number>): Row {
     if (input === null || typeof input !== 'object') {
       throw new FlussError(
         'INVALID_REQUEST',
@@ -90,22 +95,8 @@ export class RowConverter {
           `Unknown column '${key}'; ${this.#subject} columns ${this.#names.join(', ')}`,
         )
       }
-      row[i] = this.#converts[i](input[key])
+      if (only === undefined || only.has(i)) row[i] = this.#converts[i](input[key], () => key)
     }
     return row
-  }
-}
-
-const identity: Convert = v => (v === undefined ? null : (v as Value))
-
-function converterFor(type: DataType): Convert {
-  switch (type.type) {
-    case 'BIGINT':
-      return v => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : identity(v))
-    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
-    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
-      return v => (v instanceof Date ? new Timestamp(v.getTime(), 0) : identity(v))
-    default:
-      return identity
   }
 }
