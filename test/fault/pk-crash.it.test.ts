@@ -21,6 +21,12 @@ import { countOf, offsetGaps, scanAll } from '../it/support/scan.js'
  * kill -9 of the only tablet server (RF=1, every bucket on it) in the middle of acks=1 upserts and
  * deletes (issue 4): after the restart the KV state, rebuilt from the local RocksDB and the log,
  * equals what every acknowledged write implies, and the changelog is intact with dense offsets.
+ *
+ * The writer has neither idempotence nor retries, so a write that fails is simply missing, and not
+ * only around the kill: on a loaded machine the server's lease (4 s here) can lapse before the
+ * kill, the coordinator then moves the buckets' leader epoch on, and puts queued on the old
+ * leadership fail while later ones succeed. Each key's changelog must therefore be produced by
+ * some subsequence of its writes, in order, that holds every acknowledged one (see `KvHistory`).
  */
 const BUCKETS = 3
 const KEYS = 2000
@@ -56,7 +62,7 @@ const SCHEMA = Schema.newBuilder()
 
 /**
  * Upserts and deletes random keys until `stop()` reports true, recording every write and its
- * acknowledgement in `history`; calls `onThreshold` once `threshold` writes are acknowledged; then
+ * acknowledgement or failure in `history`; calls `onThreshold` once `threshold` writes are acknowledged; then
  * waits (bounded) for the writes still outstanding to settle. Returns the number of writes sent.
  */
 async function writeUntilStopped(
@@ -83,7 +89,7 @@ async function writeUntilStopped(
           onThreshold()
         }
       },
-      () => undefined,
+      () => history.fail(id, index),
     )
     outstanding.add(p)
     void p.finally(() => outstanding.delete(p))
@@ -138,7 +144,7 @@ describe('kill -9 of a tablet server in the middle of acks=1 upserts and deletes
     await tc?.stop()
   })
 
-  it('after the restart, lookups and the changelog are a prefix of the writes holding every acknowledged one', async () => {
+  it('after the restart, lookups and the changelog follow the writes in order, holding every acknowledged one', async () => {
     const cluster = tc.cluster
     const history = new KvHistory()
     const writerConnection = await connect(cluster, WRITER_CONFIG)
@@ -203,12 +209,8 @@ describe('kill -9 of a tablet server in the middle of acks=1 upserts and deletes
       const lookedUp = row === null ? null : Number(row[1])
       if (problems.length < 20) problems.push(...history.checkKey(id, lookedUp, changelog.get(id) ?? []))
     })
-    if (problems.length > 0) {
-      const bad = Number(problems[0]!.split(' ')[1]!.replace(':', ''))
-      console.log('DEBUG', JSON.stringify(problems, null, 1))
-      console.log('DEBUG key', bad, JSON.stringify(history.debug(bad)), JSON.stringify(changelog.get(bad)))
-    }
-    expect(problems).toEqual([])
+    const writes = `of ${sent} writes ${history.ackCount} were acknowledged and ${history.failCount} failed`
+    expect(problems, writes).toEqual([])
     expect(keys).toEqual(history.keys())
     expect(keys.length).toBe(KEYS)
   })
