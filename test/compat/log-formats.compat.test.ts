@@ -14,6 +14,7 @@ import {
   type ModelEngine,
   type ModelOp,
   randomBatches,
+  sentBatches,
 } from './kv-model.js'
 
 /**
@@ -46,8 +47,11 @@ const byOffset = (records: readonly LogRecordOut[]) =>
 const readersOf = (format: Format): Driver[] => (format === 'ARROW' ? [env.java, env.python] : [env.java])
 
 /**
- * Creates a one-bucket table, writes the batches through the Java client (one PutKv each), and
+ * Creates a one-bucket table, writes the batches through the Java client (a flush after each), and
  * checks that every reader sees the model's records at the model's offsets, and the log end offset.
+ * The model follows the PutKv batches the client really sent (`sentBatches`, from the log end
+ * offset acknowledged for each op): under load the Java client may send the first ops of a batch
+ * before the rest, and a batch without changes that becomes two takes two offsets.
  */
 async function writeAndCheck(
   table: string,
@@ -62,8 +66,11 @@ async function writeAndCheck(
     buckets: 1,
     properties,
   })
-  await env.java.upsert(db, table, driverOps(batches))
-  const expected = expectedLog(engine, batches)
+  const logEndOffsets = await env.java.upsertWithOffsets(db, table, driverOps(batches))
+  const sent = sentBatches(batches, logEndOffsets)
+  const expected = expectedLog(engine, sent)
+  const acknowledged = sent.flatMap((batch, i) => batch.map(() => expected.batchEnds[i]))
+  expect(logEndOffsets, 'the log end offset acknowledged for each op').toEqual(acknowledged)
   for (const reader of readersOf(format)) {
     const read = await reader.changelog(db, table, expected.records.length)
     expect(byOffset(read), `${reader.name} reads ${table}`).toEqual(expected.records)
