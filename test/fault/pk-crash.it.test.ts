@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Connection, Table, UpsertWriter } from '@sluice/client'
 import { FlussError } from '@sluice/core/errors'
 import { Schema, TableDescriptor, type TablePath } from '@sluice/core/metadata'
@@ -61,13 +63,42 @@ const SCHEMA = Schema.newBuilder()
   .build()
 
 /**
+ * Why writes failed, counted by whether the kill had been asked for when they failed and by error,
+ * e.g. `before the kill: FlussError(NOT_LEADER_OR_FOLLOWER)` (for the message of a failed check).
+ */
+class FailureTally {
+  readonly #counts = new Map<string, number>()
+
+  add(afterKill: boolean, error: unknown): void {
+    const name = error instanceof Error ? error.name : typeof error
+    const key = `${afterKill ? 'after' : 'before'} the kill: ${name}`
+    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1)
+  }
+
+  toString(): string {
+    return [...this.#counts].map(([key, n]) => `${n} ${key}`).join('; ') || 'none'
+  }
+}
+
+/** How often the coordinator logged that a tablet server left (its lease lapsed). */
+function departures(tc: TestCluster): number {
+  const file = join(tc.dataDir, 'logs', 'coordinator-0.log')
+  if (!existsSync(file)) return 0
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(line => line.includes('"message":"tablet server left"')).length
+}
+
+/**
  * Upserts and deletes random keys until `stop()` reports true, recording every write and its
- * acknowledgement or failure in `history`; calls `onThreshold` once `threshold` writes are acknowledged; then
- * waits (bounded) for the writes still outstanding to settle. Returns the number of writes sent.
+ * acknowledgement or failure in `history` (and why it failed in `failures`); calls `onThreshold`
+ * once `threshold` writes are acknowledged; then waits (bounded) for the writes still outstanding
+ * to settle. Returns the number of writes sent.
  */
 async function writeUntilStopped(
   writer: UpsertWriter,
   history: KvHistory,
+  failures: FailureTally,
   threshold: number,
   onThreshold: () => void,
   stop: () => boolean,
@@ -89,7 +120,10 @@ async function writeUntilStopped(
           onThreshold()
         }
       },
-      () => history.fail(id, index),
+      error => {
+        history.fail(id, index)
+        failures.add(fired, error)
+      },
     )
     outstanding.add(p)
     void p.finally(() => outstanding.delete(p))
@@ -147,6 +181,7 @@ describe('kill -9 of a tablet server in the middle of acks=1 upserts and deletes
   it('after the restart, lookups and the changelog follow the writes in order, holding every acknowledged one', async () => {
     const cluster = tc.cluster
     const history = new KvHistory()
+    const failures = new FailureTally()
     const writerConnection = await connect(cluster, WRITER_CONFIG)
     let sent: number
     try {
@@ -157,6 +192,7 @@ describe('kill -9 of a tablet server in the middle of acks=1 upserts and deletes
       sent = await writeUntilStopped(
         writer,
         history,
+        failures,
         ACKED_BEFORE_KILL,
         () => {
           killed = cluster.killTabletServer(TABLET_ID).finally(() => {
@@ -209,7 +245,11 @@ describe('kill -9 of a tablet server in the middle of acks=1 upserts and deletes
       const lookedUp = row === null ? null : Number(row[1])
       if (problems.length < 20) problems.push(...history.checkKey(id, lookedUp, changelog.get(id) ?? []))
     })
-    const writes = `of ${sent} writes ${history.ackCount} were acknowledged and ${history.failCount} failed`
+    const writes =
+      `of ${sent} writes ${history.ackCount} were acknowledged and ${history.failCount} failed ` +
+      `(${failures}); the coordinator saw the tablet server leave ${departures(tc)} times ` +
+      '(the restart after the kill, within the lease, is not a departure: each is a lease that lapsed); ' +
+      'the first problems'
     expect(problems, writes).toEqual([])
     expect(keys).toEqual(history.keys())
     expect(keys.length).toBe(KEYS)
