@@ -25,16 +25,26 @@ import { countOf, offsetGaps, scanAll } from '../it/support/scan.js'
  * equals what every acknowledged write implies, and the changelog is intact with dense offsets.
  *
  * The writer has neither idempotence nor retries, so a write that fails is simply missing, and not
- * only around the kill: on a loaded machine the server's lease (4 s here) can lapse before the
- * kill, the coordinator then moves the buckets' leader epoch on, and puts queued on the old
- * leadership fail while later ones succeed. Each key's changelog must therefore be produced by
- * some subsequence of its writes, in order, that holds every acknowledged one (see `KvHistory`).
+ * only around the kill: when the server's lease (4 s here) lapses before the kill (a loaded
+ * machine may stall it; the test freezes it twice to be sure), the coordinator moves the buckets'
+ * leader epoch on, and puts fail until the server leads again while later ones succeed. Each key's
+ * changelog must therefore be produced by some subsequence of its writes, in order, that holds
+ * every acknowledged one (see `KvHistory`).
  */
 const BUCKETS = 3
 const KEYS = 2000
 const SEED = 4711
 /** Acknowledged writes before the kill. */
 const ACKED_BEFORE_KILL = 20_000
+/**
+ * Before the kill the tablet server is frozen (SIGSTOP) past its lease, twice, once these many
+ * writes are acknowledged, as a loaded machine may stall it: the coordinator sees it leave and
+ * moves the buckets' leader epoch on, puts fail with NOT_LEADER_OR_FOLLOWER until it leads again,
+ * and later puts succeed.
+ */
+const FREEZES_AT_ACKED = [6000, 12_000]
+/** Longer than the lease (4 s) and the coordinator's membership poll (3 s) together. */
+const FREEZE_MS = 7500
 /** Writes sent but not yet acknowledged, at most. */
 const WINDOW_WRITES = 4000
 const DELETE_SHARE = 0.25
@@ -80,6 +90,12 @@ class FailureTally {
   }
 }
 
+/** Freezes a server process (SIGSTOP) for FREEZE_MS, then lets it go on (SIGCONT). */
+function freezePastLease(server: { pause(): void; resume(): void }): void {
+  server.pause()
+  setTimeout(() => server.resume(), FREEZE_MS).unref()
+}
+
 /** How often the coordinator logged that a tablet server left (its lease lapsed). */
 function departures(tc: TestCluster): number {
   const file = join(tc.dataDir, 'logs', 'coordinator-0.log')
@@ -92,7 +108,8 @@ function departures(tc: TestCluster): number {
 /**
  * Upserts and deletes random keys until `stop()` reports true, recording every write and its
  * acknowledgement or failure in `history` (and why it failed in `failures`); calls `onThreshold`
- * once `threshold` writes are acknowledged; then waits (bounded) for the writes still outstanding
+ * once `threshold` writes are acknowledged, and each of `freezes` once its count of writes is;
+ * then waits (bounded) for the writes still outstanding
  * to settle. Returns the number of writes sent.
  */
 async function writeUntilStopped(
@@ -101,6 +118,7 @@ async function writeUntilStopped(
   failures: FailureTally,
   threshold: number,
   onThreshold: () => void,
+  freezes: ReadonlyMap<number, () => void>,
   stop: () => boolean,
 ): Promise<number> {
   const prng = new Prng(SEED)
@@ -115,6 +133,7 @@ async function writeUntilStopped(
     const p = (kind === 'upsert' ? writer.upsertWithResult(key) : writer.deleteWithResult(key)).then(
       r => {
         history.ack(id, index, { bucket: r.bucket, logEndOffset: r.logEndOffset })
+        freezes.get(history.ackCount)?.()
         if (!fired && history.ackCount >= threshold) {
           fired = true
           onThreshold()
@@ -199,6 +218,7 @@ describe('kill -9 of a tablet server in the middle of acks=1 upserts and deletes
             dead = true
           })
         },
+        new Map(FREEZES_AT_ACKED.map(at => [at, () => freezePastLease(cluster.tablet(TABLET_ID))])),
         () => dead,
       )
       await killed
