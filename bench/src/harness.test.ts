@@ -44,7 +44,34 @@ describe('bench harness', () => {
     expect(r.baseline.median).toBe(42.5)
     expect(r.baseline.extra.p99).toBe(7)
     expect(r.ratio).toBeCloseTo(12.5 / 42.5)
+    expect(r.roundRatio).toBeCloseTo(
+      (Math.sqrt((11 / 41) * (12 / 42)) + Math.sqrt((13 / 43) * (14 / 44))) / 2,
+    )
     expect(r.targetMet).toBe(false)
+  })
+
+  it('pairs rounds so that running first or second cancels out of the round ratio', async () => {
+    // The subject does 0.95 of the baseline; the machine speeds up every round, and the second run
+    // of a round gets 10% more done than the first.
+    let call = -2 // the two warm-up runs come first
+    const value = (base: number) => {
+      const c = call++
+      if (c < 0) return { value: 1 }
+      const round = Math.floor(c / 2)
+      return { value: base * (round + 1) * (c % 2 === 1 ? 1.1 : 1) }
+    }
+    const r = await runBenchmark({
+      name: 'order',
+      description: 'd',
+      unit: 'ops/s',
+      better: 'higher',
+      runs: 4,
+      setup: async () => null,
+      subject: { name: 's', run: async () => value(95) },
+      baseline: { name: 'b', run: async () => value(100) },
+    })
+    expect(r.ratio).toBeCloseTo(251.75 / 260)
+    expect(r.roundRatio).toBeCloseTo(0.95)
   })
 
   it('replaces only its own section in docs/benchmarks.md', async () => {

@@ -50,6 +50,13 @@ export interface BenchResult {
   readonly baseline: CaseResult
   /** subject median / baseline median. */
   readonly ratio: number
+  /**
+   * The median, over each two consecutive rounds (one runs the baseline first, the other the
+   * subject), of the geometric mean of their two subject/baseline ratios: what running first or
+   * second costs cancels out, and drift across rounds does not enter (the ratio of one round when
+   * there is a single round).
+   */
+  readonly roundRatio: number
   readonly target?: { readonly ratio: number; readonly note?: string }
   readonly targetMet?: boolean
   readonly node: string
@@ -111,6 +118,10 @@ export async function runBenchmark<C>(b: Benchmark<C>, runsOverride?: number): P
   const s = summarize(b.subject.name, subject)
   const base = summarize(b.baseline.name, baseline)
   const ratio = s.median / base.median
+  const perRound = subject.map((x, i) => x.value / baseline[i].value)
+  const pairs: number[] = []
+  for (let i = 0; i + 1 < perRound.length; i += 2) pairs.push(Math.sqrt(perRound[i] * perRound[i + 1]))
+  const roundRatio = median(pairs.length > 0 ? pairs : perRound)
   const targetMet =
     b.target === undefined
       ? undefined
@@ -126,6 +137,7 @@ export async function runBenchmark<C>(b: Benchmark<C>, runsOverride?: number): P
     subject: s,
     baseline: base,
     ratio,
+    roundRatio,
     target: b.target,
     targetMet,
     node: process.version,

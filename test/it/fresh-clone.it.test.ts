@@ -10,7 +10,7 @@ import {
   symlinkSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { PEERS_COMMAND, PEERS_REQUIRED_ENV, REPO_ROOT } from '@sluice/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -18,25 +18,57 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
  * A fresh clone has no test peers: no `.ci/.venv`, no built Java driver. The repository's files (as
  * in the work tree, tracked and untracked, without ignored ones) are copied into a temporary
  * directory with its own node_modules (the installed packages linked, the workspace packages
- * pointing into the copy), and the suites of the unit and it projects that need peers run there:
- * each must skip, printing one line that names it and `npm run peers`, and the run must pass.
+ * pointing into the copy), and every test file of the unit and it projects that needs a peer runs
+ * there: each must print one line that names what it skipped and `npm run peers`, and the run must
+ * pass. Every other file of those projects needs no peer (checked below from the sources), so it
+ * runs in a fresh clone as it runs here.
+ *
+ * Files whose suites are wholly skipped without peers (`describe.skipIf(!peerAvailable(`) run in
+ * full. The others ask at module level and run their remaining tests against a built local cluster
+ * (test/it/examples, test/it/lake-pk): they are collected with a test-name filter that matches no
+ * test, which runs their module code (and so the peer check) but none of their tests.
  */
 const RUN_TIMEOUT_MS = 180_000
+const NO_TEST = 'a test name no test has'
 
-/**
- * Test files of the unit and it projects whose suites need peers (`describe.skipIf(!peerAvailable(`).
- * Suites that only check one result with a peer (test/it/lake-pk) need a build to run the rest.
- */
-function peerSuites(root: string, files: readonly string[]): string[] {
+/** The peers' paths a file names when it runs a peer itself. */
+const PEER_PATHS = /\bPEER_(PYTHON|JAVA_DIR|MOTO_SERVER)\b|\.ci\/\.venv/
+
+/** Test files of the unit and it projects (not the compat and fidelity suites, nor this one). */
+function projectTestFiles(files: readonly string[]): string[] {
   return files.filter(
     f =>
       /\.test\.ts$/.test(f) &&
       !f.startsWith('test/compat/') &&
       !f.startsWith('test/fidelity/') &&
+      !f.startsWith('cdk/') &&
       !f.startsWith('core/src/testing/') &&
-      f !== 'test/it/fresh-clone.it.test.ts' &&
-      /describe\.skipIf\(!peerAvailable\(/.test(readFileSync(join(root, f), 'utf8')),
+      f !== 'test/it/fresh-clone.it.test.ts',
   )
+}
+
+/**
+ * The test files that need a peer: they name a peer's path, or import a module that does (a
+ * helper that runs pyiceberg, say). Each of them must ask `peerAvailable` (or import a helper
+ * that asks).
+ */
+function peerFiles(root: string, files: readonly string[]): { needing: string[]; asking: string[] } {
+  const read = (f: string) => readFileSync(join(root, f), 'utf8')
+  const helpers = files.filter(
+    f => /\.ts$/.test(f) && !/\.test\.ts$/.test(f) && f !== 'core/src/testing/peers.ts',
+  )
+  const peerHelpers = helpers.filter(f => PEER_PATHS.test(read(f)))
+  const askingHelpers = peerHelpers.filter(f => read(f).includes('peerAvailable('))
+  const imports = (source: string, modules: readonly string[]) =>
+    modules.some(m => source.includes(`/${basename(m, '.ts')}.js'`))
+  const needing: string[] = []
+  const asking: string[] = []
+  for (const f of projectTestFiles(files)) {
+    const source = read(f)
+    if (PEER_PATHS.test(source) || imports(source, peerHelpers)) needing.push(f)
+    if (source.includes('peerAvailable(') || imports(source, askingHelpers)) asking.push(f)
+  }
+  return { needing, asking }
 }
 
 function copyRepository(target: string): string[] {
@@ -66,7 +98,11 @@ function copyRepository(target: string): string[] {
   return files
 }
 
-function runVitest(cwd: string, files: readonly string[]): Promise<{ code: number | null; output: string }> {
+function runVitest(
+  cwd: string,
+  files: readonly string[],
+  args: readonly string[] = [],
+): Promise<{ code: number | null; output: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', FORCE_COLOR: '0', NO_COLOR: '1' }
   delete env[PEERS_REQUIRED_ENV]
   delete env.VITEST
@@ -75,11 +111,15 @@ function runVitest(cwd: string, files: readonly string[]): Promise<{ code: numbe
   delete env.NODE_OPTIONS
   const vitest = join(cwd, 'node_modules', 'vitest', 'vitest.mjs')
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [vitest, 'run', '--project', 'unit', '--project', 'it', ...files], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      [vitest, 'run', '--project', 'unit', '--project', 'it', ...args, ...files],
+      {
+        cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let output = ''
     child.stdout.on('data', d => {
       output += d
@@ -98,43 +138,61 @@ function runVitest(cwd: string, files: readonly string[]): Promise<{ code: numbe
 
 describe('a fresh clone without test peers', () => {
   let dir: string
-  let suites: string[]
-  let run: { code: number | null; output: string }
+  let files: { needing: string[]; asking: string[] }
+  let whole: string[]
+  let partial: string[]
+  const runs: { code: number | null; output: string }[] = []
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sluice-fresh-clone-'))
-    suites = peerSuites(dir, copyRepository(dir))
-    run = await runVitest(dir, suites)
-  }, RUN_TIMEOUT_MS + 30_000)
+  beforeAll(
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'sluice-fresh-clone-'))
+      files = peerFiles(dir, copyRepository(dir))
+      const skipsWhole = (f: string) =>
+        /describe\.skipIf\(!peerAvailable\(/.test(readFileSync(join(dir, f), 'utf8'))
+      whole = files.asking.filter(skipsWhole)
+      partial = files.asking.filter(f => !skipsWhole(f))
+      runs.push(await runVitest(dir, whole))
+      if (partial.length > 0) runs.push(await runVitest(dir, partial, ['-t', NO_TEST]))
+    },
+    2 * RUN_TIMEOUT_MS + 30_000,
+  )
 
   afterAll(() => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('finds the suites that need peers (unit and it projects)', () => {
-    expect(suites).toEqual(
+  it('finds the files that need peers (unit and it projects), and each asks for them', () => {
+    expect(files.asking).toEqual(
       expect.arrayContaining([
         'core/src/arrow/pyarrow.test.ts',
         'functions/tiering/src/iceberg/pyiceberg.test.ts',
         'functions/tiering/src/round/pyiceberg-round.test.ts',
         'test/fault/remote-log.it.test.ts',
+        'test/it/examples.it.test.ts',
+        'test/it/lake-pk.it.test.ts',
       ]),
+    )
+    expect(files.needing.filter(f => !files.asking.includes(f))).toEqual([])
+    expect(partial).toEqual(
+      expect.arrayContaining(['test/it/examples.it.test.ts', 'test/it/lake-pk.it.test.ts']),
     )
   })
 
-  it('passes, each of those suites skipping with one line that names `npm run peers`', () => {
-    expect(run.code, run.output.slice(-4000)).toBe(0)
-    const lines = run.output.split('\n')
-    for (const suite of suites) {
-      // vitest prints a suite's console output under a `stderr | <file>` header.
-      const header = lines.findIndex(l => l.startsWith(`stderr | ${suite}`))
-      expect(header, `${suite} printed nothing:\n${run.output.slice(-4000)}`).toBeGreaterThanOrEqual(0)
-      const line = lines[header + 1]
-      expect(line).toMatch(
-        /^skipped .+: no Python test peers \(\.ci\/\.venv is missing\); run `npm run peers` to enable it$/,
-      )
-      expect(line).toContain(PEERS_COMMAND)
+  it('passes, each of those files skipping with one line that names `npm run peers`', () => {
+    for (const run of runs) expect(run.code, run.output.slice(-4000)).toBe(0)
+    const output = runs.map(r => r.output).join('\n')
+    const lines = output.split('\n')
+    for (const file of files.asking) {
+      // vitest prints a file's console output under a `stderr | <file>` header.
+      const printed = lines.flatMap((l, i) => (l.startsWith(`stderr | ${file}`) ? [lines[i + 1] ?? ''] : []))
+      expect(printed.length, `${file} printed nothing:\n${output.slice(-4000)}`).toBeGreaterThan(0)
+      for (const line of printed) {
+        expect(line).toMatch(
+          /^skipped .+: no Python test peers \(\.ci\/\.venv is missing\); run `npm run peers` to enable it$/,
+        )
+        expect(line).toContain(PEERS_COMMAND)
+      }
     }
-    expect(run.output).not.toMatch(/no Python test peers at/)
+    expect(output).not.toMatch(/no Python test peers at/)
   })
 })

@@ -60,10 +60,11 @@ export async function startBenchCluster(
 export async function createBenchTable(
   connection: Connection,
   descriptor: TableDescriptor,
+  tableName = 'data',
 ): Promise<TablePath> {
   const admin = connection.getAdmin()
   const suffix = `${process.pid}_${Date.now().toString(36)}`
-  const path = tablePath(`bench_${suffix}`, 'data')
+  const path = tablePath(`bench_${suffix}`, tableName)
   await admin.createDatabase(path.databaseName, databaseDescriptor(), true)
   const deadline = Date.now() + READY_TIMEOUT_MS
   for (;;) {

@@ -2,6 +2,7 @@ import type { Benchmark } from '../harness.js'
 import { arrowEncode } from './arrow-encode.js'
 import { gatewayAppendArrow, gatewayAppendJson } from './gateway-append.js'
 import { gatewayLookup } from './gateway-lookup.js'
+import { keyCheckPkLookup, keyCheckPkUpsert } from './key-check.js'
 import { kvRecovery } from './kv-recovery.js'
 import { lakeLag } from './lake-lag.js'
 import { logAppend } from './log-append.js'
@@ -41,4 +42,6 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   sdkAppendSasl,
   pkLookupTls,
   pkLookupSasl,
+  keyCheckPkUpsert,
+  keyCheckPkLookup,
 ]

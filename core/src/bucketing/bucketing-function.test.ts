@@ -44,6 +44,19 @@ describe('bucketing functions (BucketingFunctionTest vectors)', () => {
     expect(() => bucketingFunction('hudi' as never)).toThrow(/Unsupported lake format: hudi/)
   })
 
+  it('bucket a key inside a larger buffer by its range as they bucket the key alone', () => {
+    for (const [key, n] of vectors) {
+      for (const pad of [0, 1, 3]) {
+        const framed = new Uint8Array(pad + key.length + 2).fill(0xa5)
+        framed.set(key, pad)
+        for (const f of [bucketForKey, paimonBucketForKey, icebergBucketForKey]) {
+          expect(f(framed, n, pad, pad + key.length)).toBe(f(key, n))
+        }
+      }
+    }
+    expect(() => bucketForKey(new Uint8Array([1, 2]), 3, 1, 1)).toThrow('Assigned key must not be empty!')
+  })
+
   it('always lands in [0, numBuckets)', () => {
     for (let i = 0; i < 2000; i++) {
       const key = utf8(`key-${i}`)

@@ -30,9 +30,9 @@ export function fmix32(h: number): number {
   return h ^ (h >>> 16)
 }
 
-function bodyHash(bytes: Uint8Array, alignedEnd: number, seed: number): number {
+function bodyHash(bytes: Uint8Array, start: number, alignedEnd: number, seed: number): number {
   let h = seed | 0
-  for (let i = 0; i < alignedEnd; i += 4) {
+  for (let i = start; i < alignedEnd; i += 4) {
     const k = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24)
     h = mixH1(h, mixK1(k))
   }
@@ -42,13 +42,19 @@ function bodyHash(bytes: Uint8Array, alignedEnd: number, seed: number): number {
 /**
  * Fluss's `MurmurHashUtils.hashBytes` / `hashUnsafeBytes`: the Murmur3 x86_32 body over 4-byte
  * little-endian blocks, but **each tail byte is mixed as its own block, sign-extended**, then
- * `fmix32(h ^ length)`. Returns a signed int32.
+ * `fmix32(h ^ length)`. Returns a signed int32. Hashes `bytes[start, end)` (default all of it),
+ * so that a key inside a larger buffer needs no view of its own.
  */
-export function flussMurmurHash(bytes: Uint8Array, seed = FLUSS_MURMUR_SEED): number {
-  const n = bytes.length
-  const alignedEnd = n - (n & 3)
-  let h = bodyHash(bytes, alignedEnd, seed)
-  for (let i = alignedEnd; i < n; i++) h = mixH1(h, mixK1((bytes[i] << 24) >> 24))
+export function flussMurmurHash(
+  bytes: Uint8Array,
+  seed = FLUSS_MURMUR_SEED,
+  start = 0,
+  end = bytes.length,
+): number {
+  const n = end - start
+  const alignedEnd = end - (n & 3)
+  let h = bodyHash(bytes, start, alignedEnd, seed)
+  for (let i = alignedEnd; i < end; i++) h = mixH1(h, mixK1((bytes[i] << 24) >> 24))
   return fmix32(h ^ n)
 }
 
@@ -62,12 +68,13 @@ export function murmurHashInt(code: number): number {
 
 /**
  * Standard MurmurHash3 x86_32 (Guava's `murmur3_32_fixed`, used by Iceberg's bucket transform):
- * the tail bytes are combined, unsigned, into one block. Returns a signed int32.
+ * the tail bytes are combined, unsigned, into one block. Returns a signed int32. Hashes
+ * `bytes[start, end)` (default all of it).
  */
-export function murmur3x86_32(bytes: Uint8Array, seed = 0): number {
-  const n = bytes.length
-  const alignedEnd = n - (n & 3)
-  let h = bodyHash(bytes, alignedEnd, seed)
+export function murmur3x86_32(bytes: Uint8Array, seed = 0, start = 0, end = bytes.length): number {
+  const n = end - start
+  const alignedEnd = end - (n & 3)
+  let h = bodyHash(bytes, start, alignedEnd, seed)
   const tail = n & 3
   if (tail > 0) {
     let k = 0

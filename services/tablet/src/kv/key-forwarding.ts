@@ -159,8 +159,9 @@ function firstMisroutedKey(buf: Buffer, router: KeyRouter, bucket: number): Buff
     const keyLength = readUnsignedVarInt(buf, body, end)
     const keyStart = body + varIntSize(keyLength)
     if (keyStart + keyLength > end) return undefined
-    const key = buf.subarray(keyStart, keyStart + keyLength)
-    if (router.bucketOfKey(key) !== bucket) return key
+    // Hashed where it lies: a view per key would cost more than the hash.
+    if (router.bucketOfKeyIn(buf, keyStart, keyStart + keyLength) !== bucket)
+      return buf.subarray(keyStart, keyStart + keyLength)
     pos = end
   }
   return undefined

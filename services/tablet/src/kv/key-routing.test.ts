@@ -57,6 +57,11 @@ describe('keyRouter', () => {
         for (const seq of [0, 1, 1000]) {
           const key = clientKey(table, id, seq)
           expect(router.bucketOfKey(key.bytes), `key (${id}, ${seq})`).toBe(key.bucket)
+          // The same key where it lies in a KV batch: between other bytes.
+          const framed = Buffer.concat([Buffer.from([7, 7, 7]), key.bytes, Buffer.from([9])])
+          expect(router.bucketOfKeyIn(framed, 3, 3 + key.bytes.length), `framed key (${id}, ${seq})`).toBe(
+            key.bucket,
+          )
           // Every row of one prefix lives in the prefix's bucket.
           expect(key.bucket).toBe(prefix.bucket)
         }

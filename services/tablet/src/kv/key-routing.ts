@@ -12,31 +12,50 @@ import { keyEncoderFor, primaryKeyDecoderOf, type Value } from '@sluice/core/row
 export interface KeyRouter {
   /** The bucket of an encoded primary key (a KV key). */
   bucketOfKey(key: Uint8Array): number
+  /** The bucket of the encoded primary key at `bytes[start, end)` (a key inside a KV batch), without a copy. */
+  bucketOfKeyIn(bytes: Uint8Array, start: number, end: number): number
   /** The bucket of an encoded bucket key (a prefix lookup's prefix). */
   bucketOfPrefix(prefix: Uint8Array): number
 }
 
 export function keyRouter(table: TableInfo): KeyRouter {
+  const bucketOfKeyIn = bucketOfEncoded(table, table.physicalPrimaryKeys)
   return {
-    bucketOfKey: bucketOfEncoded(table, table.physicalPrimaryKeys),
+    bucketOfKey: key => bucketOfKeyIn(key, 0, key.length),
+    bucketOfKeyIn,
     // A prefix is encoded as the primary key's leading columns are (the bucket key columns); its
     // bucket comes from the bucket-key encoding, which differs for lake tables (Iceberg bytes).
-    bucketOfPrefix: bucketOfEncoded(table, table.bucketKeys),
+    bucketOfPrefix: withoutRange(bucketOfEncoded(table, table.bucketKeys)),
   }
 }
 
-/** The bucket of a key of `keyNames` as the table encodes it in the KV store (or in a prefix). */
-function bucketOfEncoded(table: TableInfo, keyNames: readonly string[]): (key: Uint8Array) => number {
+function withoutRange(bucketOf: BucketOfRange): (key: Uint8Array) => number {
+  return key => bucketOf(key, 0, key.length)
+}
+
+/** The bucket of the encoded key at `bytes[start, end)`. */
+type BucketOfRange = (bytes: Uint8Array, start: number, end: number) => number
+
+/**
+ * The bucket of a key of `keyNames` as the table encodes it in the KV store (or in a prefix): one
+ * hash over the key's bytes where they are the bucket key's bytes, else decoded and re-encoded.
+ */
+function bucketOfEncoded(table: TableInfo, keyNames: readonly string[]): BucketOfRange {
   const encoders = keyEncoderFor(table, table.rowType, keyNames)
   const { bucketing } = encoders
   const numBuckets = table.numBuckets
-  if (encoders.bucketKey === encoders.key) return key => bucketing(key, numBuckets)
+  if (encoders.bucketKey === encoders.key)
+    return (bytes, start, end) => bucketing(bytes, numBuckets, start, end)
   // The bucket key is part of the key (or encoded otherwise): decode, then re-encode it.
   const decoder = primaryKeyDecoderOf(table.rowType, keyNames, table.tableConfig, table.isDefaultBucketKey)
   const names = table.rowType.fields.map(f => f.name)
   const positions = keyNames.map(k => names.indexOf(k))
   const row: Value[] = new Array(names.length).fill(null)
-  return key => {
+  return (bytes, start, end) => {
+    const key =
+      start === 0 && end === bytes.length
+        ? bytes
+        : new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start)
     const values = decoder.decodeKey(key)
     for (let i = 0; i < positions.length; i++) row[positions[i]] = values[i]
     return bucketing(encoders.bucketKey.encodeKeyView(row), numBuckets)

@@ -18,6 +18,7 @@ import type { MetaStore } from '@sluice/core/metastore'
 import type { LogTablet } from '../log/index.js'
 import { tabletParentDir } from '../replica/replica-paths.js'
 import { metaStoreAutoIncrementIds } from './auto-increment-ids.js'
+import { type KeyRouter, keyRouter } from './key-routing.js'
 import { KvRowCache } from './kv-row-cache.js'
 import type { KvTablet } from './kv-tablet.js'
 import { RocksDbKv, rocksDbKvOptions } from './rocksdb-kv.js'
@@ -43,6 +44,12 @@ export interface KvManagerOptions {
   /** The remote log of a bucket led here (recovery reads the changelog below the local start). */
   readonly remoteChangelog?: (bucket: TableBucket) => RemoteChangelogSource | null
   readonly logger: KvSnapshotLogger
+  /**
+   * The key router the keys of a table's requests are checked with (default `keyRouter`: every
+   * key is checked). Not a setting: benchmarks measure the check's cost with one that answers
+   * undefined (keys not checked).
+   */
+  readonly keyRouterOf?: (table: TableInfo) => KeyRouter | undefined
 }
 
 /** The replica of a primary-key bucket as the KvManager opens, closes and deletes its KV state. */
@@ -108,6 +115,11 @@ export class KvManager {
       blobStore === undefined || metaStore === undefined
         ? null
         : new KvSnapshotStore({ blobStore, metaStore })
+  }
+
+  /** Which bucket each key of `table` belongs to; undefined: its keys are not checked. */
+  keyRouterOf(table: TableInfo): KeyRouter | undefined {
+    return (this.#options.keyRouterOf ?? keyRouter)(table)
   }
 
   /** The KV tablets and snapshotters of the buckets led here (metrics). */

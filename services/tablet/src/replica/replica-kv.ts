@@ -65,7 +65,7 @@ export class ReplicaKv {
 
   /** Which bucket each key belongs to; undefined for a table whose keys cannot be encoded. */
   get keyRouter(): KeyRouter | undefined {
-    if (this.#router === undefined) this.#router = routerOrNull(this.replica)
+    if (this.#router === undefined) this.#router = routerOrNull(this.replica, this.manager)
     return this.#router ?? undefined
   }
 
@@ -150,10 +150,15 @@ function kvBatchSchemaId(records: Buffer): number | undefined {
   }
 }
 
-/** The key router of a table; none for a table whose keys cannot be encoded (no client can write it). */
-function routerOrNull(replica: KvReplica): KeyRouter | null {
+/**
+ * The key router of a table (the KvManager's); none for a table whose keys cannot be encoded (no
+ * client can write it) or whose keys the KvManager does not check.
+ */
+function routerOrNull(replica: KvReplica, manager: KvManager | undefined): KeyRouter | null {
   try {
-    return keyRouter(replica.tableInfo)
+    return (
+      (manager === undefined ? keyRouter(replica.tableInfo) : manager.keyRouterOf(replica.tableInfo)) ?? null
+    )
   } catch {
     return null
   }

@@ -30,6 +30,7 @@ import {
 } from '@sluice/core/config'
 import { parseListeners } from '@sluice/core/control-plane'
 import { assert, FlussError } from '@sluice/core/errors'
+import type { TableInfo } from '@sluice/core/metadata'
 import type { MetaStore } from '@sluice/core/metastore'
 import type { MetricRegistry } from '@sluice/core/metrics'
 import { ConnectionPool, type Handlers, type RpcLogger, RpcServer, SILENT_LOGGER } from '@sluice/core/rpc'
@@ -43,7 +44,7 @@ import {
 } from '@sluice/core/security'
 import { type Clock, SYSTEM_CLOCK } from '@sluice/core/util'
 import type { ControlPlane, ServerEndpoint } from '../control-plane/control-plane.js'
-import { KvManager } from '../kv/index.js'
+import { type KeyRouter, KvManager } from '../kv/index.js'
 import { RemoteLogManager } from '../remote/index.js'
 import type { ReplicaHooks } from '../replica/replica-hooks.js'
 import { ReplicaManager } from '../replica/replica-manager.js'
@@ -88,6 +89,12 @@ export interface TabletServerDeps {
   readonly metaStore?: MetaStore
   /** Where the server records its metrics; none are recorded without it. */
   readonly metrics?: MetricRegistry
+  /**
+   * The key router the keys of PUT_KV, LOOKUP and PREFIX_LOOKUP are checked with (default: the
+   * table's, so every key is checked). Not a setting: benchmarks measure the check's cost against a
+   * server given one that answers undefined (keys not checked).
+   */
+  readonly keyRouterOf?: (table: TableInfo) => KeyRouter | undefined
 }
 
 /**
@@ -146,6 +153,7 @@ export class TabletServer {
       ...(deps.metaStore === undefined ? {} : { metaStore: deps.metaStore }),
       remoteChangelog: bucket => remote?.reader(bucket) ?? null,
       logger: this.#componentLogger('kv-snapshot'),
+      ...(deps.keyRouterOf === undefined ? {} : { keyRouterOf: deps.keyRouterOf }),
     })
     const hooks = serverReplicaHooks(remote, deps.replicaHooks, (_, outcome) =>
       this.metrics?.isrUpdated(outcome),
