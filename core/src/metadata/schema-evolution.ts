@@ -70,13 +70,17 @@ class EvolvingTable {
   apply(change: SchemaChange): void {
     switch (change.kind) {
       case 'add':
-        return this.#add(change)
+        this.#add(change)
+        break
       case 'drop':
-        return this.#drop(change)
+        this.#drop(change)
+        break
       case 'rename':
-        return this.#rename(change)
+        this.#rename(change)
+        break
       case 'modify':
-        return this.#modify(change)
+        this.#modify(change)
+        break
     }
   }
 
