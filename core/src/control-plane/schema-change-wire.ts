@@ -93,7 +93,11 @@ export function schemaChangeFields(
         out.modifyColumns.push({
           columnName: c.name,
           ...(c.dataType === undefined ? {} : { dataTypeJson: Buffer.from(dataTypeToJson(c.dataType)) }),
-          ...(c.comment === undefined ? {} : c.comment === null ? { dropComment: true } : { comment: c.comment }),
+          ...(c.comment === undefined
+            ? {}
+            : c.comment === null
+              ? { dropComment: true }
+              : { comment: c.comment }),
           ...(c.defaultValue === undefined
             ? {}
             : c.defaultValue === null

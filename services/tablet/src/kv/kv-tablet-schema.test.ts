@@ -160,7 +160,10 @@ describe('schema evolution beyond Fluss: drop, rename, widen', () => {
       [5, '+U', [2, 6n, 1.5, null]],
     ])
     await bucket.acknowledge()
-    const values = await bucket.kv.lookup([current.key([1, null, null, null]), current.key([2, null, null, null])])
+    const values = await bucket.kv.lookup([
+      current.key([1, null, null, null]),
+      current.key([2, null, null, null]),
+    ])
     expect(values.map(v => v?.readInt16LE(0))).toEqual([2, 2])
     // Recovery replays batches of both schema ids into the same rows.
     await bucket.reopenKv()
