@@ -1,10 +1,12 @@
 import { FlussError } from '@sluice/core/errors'
+import { parseDefaultValue, type Schema } from '@sluice/core/metadata'
 import { createValueChecker, type Row, Timestamp, type Value, type ValueChecker } from '@sluice/core/row'
 import type { DataType, RowType } from '@sluice/core/types'
 
 /**
  * A row as users pass it: values in column order, or an object keyed by column name (absent
- * columns are null). Values follow the core value model (`@sluice/core/row` Value); as a
+ * columns are null, or the column's write default when it has one, as is `undefined` in an array).
+ * Values follow the core value model (`@sluice/core/row` Value); as a
  * convenience BIGINT also takes a safe-integer number and TIMESTAMP/TIMESTAMP_LTZ take a Date.
  */
 export type RowInput = readonly unknown[] | Readonly<Record<string, unknown>>
@@ -22,13 +24,21 @@ export class RowConverter {
   readonly #checkers: readonly ValueChecker[]
   readonly #converts: readonly Convert[]
   readonly #subject: string
+  readonly #defaults: readonly Value[] | undefined
+  readonly #hasDefault: readonly boolean[]
 
-  /** `subject` names the columns in messages (e.g. 'the table has', 'the lookup key has'). */
+  /**
+   * `subject` names the columns in messages (e.g. 'the table has', 'the lookup key has');
+   * `defaults` holds each column's write default (undefined: none), see `schemaDefaults`.
+   */
   constructor(
     readonly rowType: RowType,
     subject = 'the table has',
+    defaults?: readonly (Value | undefined)[],
   ) {
     this.#subject = subject
+    this.#defaults = defaults?.some(d => d !== undefined) ? defaults.map(d => d ?? null) : undefined
+    this.#hasDefault = defaults?.map(d => d !== undefined) ?? []
     this.#names = rowType.fields.map(f => f.name)
     this.#index = new Map(this.#names.map((n, i) => [n, i]))
     this.#checkers = rowType.fields.map(f => createValueChecker(f.type, f.name))
@@ -70,7 +80,12 @@ export class RowConverter {
       )
     }
     const row = new Array<Value>(n)
-    for (let i = 0; i < n; i++) row[i] = this.#converts[i](input[i])
+    const defaults = this.#defaults
+    for (let i = 0; i < n; i++) {
+      const v = input[i]
+      row[i] =
+        v === undefined && defaults !== undefined && this.#hasDefault[i] ? defaults[i] : this.#converts[i](v)
+    }
     return row
   }
 
@@ -81,7 +96,8 @@ export class RowConverter {
         `A row must be an array or an object, got ${input === null ? 'null' : typeof input}`,
       )
     }
-    const row = new Array<Value>(this.#names.length).fill(null)
+    const row =
+      this.#defaults === undefined ? new Array<Value>(this.#names.length).fill(null) : [...this.#defaults]
     for (const key of Object.keys(input)) {
       const i = this.#index.get(key)
       if (i === undefined) {
@@ -90,10 +106,19 @@ export class RowConverter {
           `Unknown column '${key}'; ${this.#subject} columns ${this.#names.join(', ')}`,
         )
       }
-      row[i] = this.#converts[i](input[key])
+      const v = input[key]
+      if (v === undefined && this.#hasDefault[i]) continue
+      row[i] = this.#converts[i](v)
     }
     return row
   }
+}
+
+/** Each column's write default as a value (undefined: the column has none). */
+export function schemaDefaults(schema: Schema): (Value | undefined)[] {
+  return schema.columns.map(c =>
+    c.defaultValue === undefined ? undefined : parseDefaultValue(c.type, c.defaultValue, c.name),
+  )
 }
 
 const identity: Convert = v => (v === undefined ? null : (v as Value))

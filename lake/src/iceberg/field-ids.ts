@@ -1,0 +1,8 @@
+/**
+ * The Iceberg field id of a Fluss column (`lakeSchemaOf`): its column id + 1. Fluss never gives a
+ * column id again, so a column keeps its lake field id through renames and type promotions, a
+ * dropped column's id is never reused, and readers match lake columns to Fluss columns by id.
+ */
+export function lakeFieldIdOf(columnId: number): number {
+  return columnId + 1
+}
