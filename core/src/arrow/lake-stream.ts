@@ -46,6 +46,12 @@ export interface LakeStreamSchema {
   readonly userRowType: RowType
   /** One field id per user column, then the ids of `__bucket`, `__offset`, `__timestamp`. */
   readonly fieldIds: readonly number[]
+  /**
+   * Per user column, the Fluss column id it holds: a batch's columns are then matched by id (a
+   * renamed column is found, a dropped one left out, one added since written as NULL). Without
+   * it, a batch's columns are the user columns or a prefix of them, by position.
+   */
+  readonly sourceColumnIds?: readonly number[]
   /** Custom metadata of the stream's schema. */
   readonly metadata?: Readonly<Record<string, string>>
   /** Upper bound on the decompressed size of one input batch (default 256 MiB). */
@@ -108,7 +114,8 @@ export class LakeArrowStreamWriter {
 
   /**
    * Appends one RecordBatch message written in `sourceRowType` (the schema of the batch's schema
-   * id: the lake's user columns or a prefix of them). CORRUPT_RECORD_EXCEPTION for a damaged
+   * id: matched by column id with `sourceColumnIds`, else the lake's user columns or a prefix of
+   * them). CORRUPT_RECORD_EXCEPTION for a damaged
    * message; INVALID_REQUEST when a column cannot be converted to its lake type.
    */
   append(message: Uint8Array, sourceRowType: RowType, position: LakeBatchPosition): LakeBatchSummary {
@@ -130,7 +137,8 @@ export class LakeArrowStreamWriter {
     source: RowType,
   ): LakeColumnBuffers[] {
     const target = this.schema.userRowType
-    if (source.fields.length > target.fields.length) {
+    const ids = this.schema.sourceColumnIds
+    if (ids === undefined && source.fields.length > target.fields.length) {
       throw new FlussError(
         'INVALID_REQUEST',
         `the batch has ${source.fields.length} columns, the lake table ${target.fields.length}`,
@@ -138,21 +146,25 @@ export class LakeArrowStreamWriter {
     }
     const sourceLayouts = rowLayouts(source)
     const pieces = this.decompressed(message, view, header, sourceLayouts)
+    const firstBuffer: number[] = []
+    sourceLayouts.reduce((b, l) => {
+      firstBuffer.push(b)
+      return b + l.bufferCount
+    }, 0)
     const out: LakeColumnBuffers[] = []
-    let b = 0
     for (let c = 0; c < target.fields.length; c++) {
       const to = target.fields[c]
-      if (c >= source.fields.length) {
+      const s = ids === undefined ? c : source.fields.findIndex(f => f.fieldId === ids[c])
+      if (s < 0 || s >= source.fields.length) {
         if (!to.type.nullable)
           throw new FlussError('INVALID_REQUEST', `NOT NULL column '${to.name}' is missing`)
         out.push(nullColumn(this.layouts[c], header.length))
         continue
       }
-      const from = source.fields[c]
-      const layout = sourceLayouts[c]
-      const buffers = pieces.slice(b, b + layout.bufferCount)
-      b += layout.bufferCount
-      const at = header.nodes + 16 * c
+      const from = source.fields[s]
+      const layout = sourceLayouts[s]
+      const buffers = pieces.slice(firstBuffer[s], firstBuffer[s] + layout.bufferCount)
+      const at = header.nodes + 16 * s
       const length = getInt64Number(view, at)
       const nullCount = getInt64Number(view, at + 8)
       if (length !== header.length)

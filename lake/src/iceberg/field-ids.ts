@@ -6,3 +6,8 @@
 export function lakeFieldIdOf(columnId: number): number {
   return columnId + 1
 }
+
+/** The Fluss column id of a lake field id of a table column (`lakeFieldIdOf` backwards). */
+export function flussColumnIdOf(fieldId: number): number {
+  return fieldId - 1
+}
