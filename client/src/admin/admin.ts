@@ -195,6 +195,7 @@ export class Admin {
    * got before it keep their schema (their writers keep working) until got again.
    */
   async alterTable(path: TablePath, changes: TableChanges, ignoreIfNotExists = false): Promise<void> {
+    const columnChanges = schemaChangesOfTableChanges(changes)
     await this.#metadata.requestCoordinator('ALTER_TABLE', {
       tablePath: pbPath(path),
       ignoreIfNotExists,
@@ -206,9 +207,16 @@ export class Admin {
         })),
         ...(changes.reset ?? []).map(configKey => ({ configKey, opType: 1 })),
       ],
-      ...schemaChangeFields(schemaChangesOfTableChanges(changes)),
+      ...schemaChangeFields(columnChanges),
     })
     this.#metadata.forgetTable(path)
+    if (columnChanges.length > 0) {
+      // Tables got on this connection from now on have the new schema (see getTableInfo).
+      const current = await this.#metadata
+        .requestCoordinator('GET_TABLE_INFO', { tablePath: pbPath(path) })
+        .catch(() => undefined)
+      if (current !== undefined) this.#metadata.noteSchemaId(path, current.schemaId)
+    }
   }
 
   async dropTable(path: TablePath, ignoreIfNotExists = false): Promise<void> {
@@ -217,7 +225,11 @@ export class Admin {
   }
 
   async getTableInfo(path: TablePath): Promise<TableInfo> {
-    const response = await this.#metadata.requestAnyServer('GET_TABLE_INFO', { tablePath: pbPath(path) })
+    const request = { tablePath: pbPath(path) }
+    let response = await this.#metadata.requestAnyServer('GET_TABLE_INFO', request)
+    // A server that has not learned this connection's own ALTER yet: the coordinator has.
+    if (response.schemaId < this.#metadata.minSchemaId(path))
+      response = await this.#metadata.requestCoordinator('GET_TABLE_INFO', request)
     const descriptor = tableDescriptorFromJson(response.tableJson)
     return TableInfo.of(
       path,
