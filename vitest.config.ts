@@ -25,6 +25,8 @@ export default defineConfig({
             'cli/src/**/*.test.ts',
             'bench/src/**/*.test.ts',
             'test/architecture/**/*.test.ts',
+            // Unit tests of the suites' own models and checkers (no cluster).
+            'test/**/*.unit.test.ts',
           ],
           testTimeout: 20_000,
         },

@@ -1,5 +1,5 @@
 import { Decimal, Timestamp, type Value } from '@sluice/core/row'
-import { type DataType, DataTypes, notNull } from '@sluice/core/types'
+import { type DataType, DataTypes, notNull, nullable, parseTypeString } from '@sluice/core/types'
 
 /**
  * The canonical text of a value, shared by the TypeScript, Java and Python drivers so that rows
@@ -16,6 +16,7 @@ import { type DataType, DataTypes, notNull } from '@sluice/core/types'
  * | DATE                         | days since 1970-01-01                                 |
  * | TIME(p)                      | milliseconds of the day                               |
  * | TIMESTAMP(p), TIMESTAMP_LTZ(p)| nanoseconds since the epoch                          |
+ * | ARRAY, MAP, ROW              | compact JSON text of an array: the elements; the [key, value] pairs ordered by key text; the fields — each as its own canonical text or null |
  *
  * null stays null.
  */
@@ -42,14 +43,22 @@ export interface TableSpec {
   readonly properties?: Readonly<Record<string, string>>
 }
 
-/** Parses the type syntax of a ColumnSpec into our DataType model. */
-export function parseType(text: string, nullable = true): DataType {
+/**
+ * Parses the type syntax of a ColumnSpec into our DataType model. Nested types take Fluss's syntax
+ * (`ARRAY<MAP<STRING, ROW<values ARRAY<FLOAT>, ts TIMESTAMP_LTZ(3)>>>`), as the Java driver's
+ * `DataTypes.parse` does.
+ */
+export function parseType(text: string, isNullable = true): DataType {
+  if (text.includes('<')) {
+    const t = parseTypeString(text)
+    return isNullable ? nullable(t) : notNull(t)
+  }
   const m = /^([A-Z_]+)(?:\((\d+)(?:,\s*(\d+))?\))?$/.exec(text.trim().toUpperCase())
   if (!m) throw new Error(`unsupported type syntax: ${text}`)
   const [, root, a, b] = m
   const n = a === undefined ? undefined : Number(a)
   const t = typeOf(root, n, b === undefined ? undefined : Number(b))
-  return nullable ? t : notNull(t)
+  return isNullable ? t : notNull(t)
 }
 
 function typeOf(root: string, n: number | undefined, m: number | undefined): DataType {
@@ -135,8 +144,88 @@ export function toCanonical(v: Value, t: DataType): Canonical {
     case 'CHAR':
     case 'STRING':
       return v as string
+    case 'ARRAY':
+    case 'MAP':
+    case 'ROW':
+      return JSON.stringify(nestedCanonical(v, t))
     default:
       return String(v)
+  }
+}
+
+/**
+ * Map entries ordered by the canonical text of their keys (UTF-16 code units, as Java's
+ * String#compareTo): a MAP has no order, and the clients keep different ones (the Java client's
+ * GenericMap is a hash map).
+ */
+function byKeyText(pairs: [Canonical, Canonical][]): [Canonical, Canonical][] {
+  return pairs.sort(([a], [b]) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0))
+}
+
+/** The JSON array of a nested value: canonical texts of its elements, [key, value] pairs or fields. */
+function nestedCanonical(v: Value, t: DataType): unknown[] {
+  switch (t.type) {
+    case 'ARRAY':
+      return (v as Value[]).map(e => toCanonical(e, t.elementType))
+    case 'MAP':
+      return byKeyText(
+        [...(v as Map<Value, Value>)].map(([k, e]) => [
+          toCanonical(k, t.keyType),
+          toCanonical(e, t.valueType),
+        ]),
+      )
+    case 'ROW':
+      return t.fields.map((f, i) => toCanonical((v as Value[])[i], f.type))
+    default:
+      throw new Error(`not a nested type: ${t.type}`)
+  }
+}
+
+function nestedValue(json: unknown, t: DataType): Value {
+  switch (t.type) {
+    case 'ARRAY':
+      return (json as Canonical[]).map(e => fromCanonical(e, t.elementType))
+    case 'MAP':
+      return new Map(
+        (json as [Canonical, Canonical][]).map(([k, e]) => [
+          fromCanonical(k, t.keyType),
+          fromCanonical(e, t.valueType),
+        ]),
+      )
+    case 'ROW':
+      return t.fields.map((f, i) => fromCanonical((json as Canonical[])[i] ?? null, f.type))
+    default:
+      throw new Error(`not a nested type: ${t.type}`)
+  }
+}
+
+/** The canonical text `s` of type `t` with the nanoseconds of timestamps cut to microseconds. */
+export function microsecondText(s: Canonical, t: DataType): Canonical {
+  if (s === null) return null
+  switch (t.type) {
+    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
+    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE': {
+      if (t.precision <= 6) return s
+      const nanos = BigInt(s)
+      return (nanos - (((nanos % 1000n) + 1000n) % 1000n)).toString()
+    }
+    case 'ARRAY':
+      return JSON.stringify((JSON.parse(s) as Canonical[]).map(e => microsecondText(e, t.elementType)))
+    case 'MAP':
+      return JSON.stringify(
+        byKeyText(
+          (JSON.parse(s) as [Canonical, Canonical][]).map(([k, v]) => [
+            microsecondText(k, t.keyType),
+            microsecondText(v, t.valueType),
+          ]),
+        ),
+      )
+    case 'ROW':
+      return JSON.stringify(
+        (JSON.parse(s) as Canonical[]).map((v, i) => microsecondText(v, t.fields[i].type)),
+      )
+    default:
+      return s
   }
 }
 
@@ -162,6 +251,10 @@ export function fromCanonical(s: Canonical, t: DataType): Value {
     case 'CHAR':
     case 'STRING':
       return s
+    case 'ARRAY':
+    case 'MAP':
+    case 'ROW':
+      return nestedValue(JSON.parse(s), t)
     default:
       return Number(s)
   }

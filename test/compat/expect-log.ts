@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { type Canonical, type ColumnSpec, floatText, parseType } from './canonical.js'
+import { type Canonical, type ColumnSpec, floatText, microsecondText, parseType } from './canonical.js'
 import type { LogRecordOut } from './drivers/driver.js'
 
 /** A change of a primary-key table's changelog (or `+A` of a log table). */
@@ -25,19 +25,11 @@ export function rowOf(columns: readonly ColumnSpec[], values: readonly Plain[]):
 
 /**
  * Rows as pyfluss's record API sees them: it converts timestamps to Python datetimes, which keep
- * microseconds, so nanoseconds of TIMESTAMP(7..9) / TIMESTAMP_LTZ(7..9) columns are cut.
+ * microseconds, so nanoseconds of TIMESTAMP(7..9) / TIMESTAMP_LTZ(7..9) values are cut, at any depth
+ * of a nested value.
  */
 export function microsecondRow(columns: readonly ColumnSpec[], row: readonly Canonical[]): Canonical[] {
-  return row.map((v, k) => {
-    const t = parseType(columns[k].type)
-    const fine =
-      (t.type === 'TIMESTAMP_WITHOUT_TIME_ZONE' || t.type === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE') &&
-      t.precision > 6
-    if (v === null || !fine) return v
-    const nanos = BigInt(v)
-    const floor = nanos - (((nanos % 1000n) + 1000n) % 1000n)
-    return floor.toString()
-  })
+  return row.map((v, k) => microsecondText(v, parseType(columns[k].type)))
 }
 
 const keyOf = (row: readonly Canonical[], keyIndexes: readonly number[], partition: string | null) =>

@@ -71,24 +71,66 @@ function apply(engine: ModelEngine, state: Map<number, ModelOp>, op: ModelOp): [
   ]
 }
 
-/** The records of the batches in order, their offsets, and the log end offset after them. */
+/**
+ * The records of the batches in order, their offsets, the log end offset after each batch
+ * (`batchEnds`, what a writer's acknowledgement reports) and after all of them.
+ */
 export function expectedLog(
   engine: ModelEngine,
   batches: readonly (readonly ModelOp[])[],
-): { records: ModelRecord[]; logEndOffset: number; emptyBatches: number[] } {
+): { records: ModelRecord[]; logEndOffset: number; emptyBatches: number[]; batchEnds: number[] } {
   const state = new Map<number, ModelOp>()
   const records: ModelRecord[] = []
   const emptyBatches: number[] = []
+  const batchEnds: number[] = []
   let offset = 0
   for (const batch of batches) {
     const changes = batch.flatMap(op => apply(engine, state, op))
     if (changes.length === 0) emptyBatches.push(offset++)
     for (const [change, op] of changes) records.push({ offset: offset++, change, row: rowOfOp(op) })
+    batchEnds.push(offset)
   }
-  return { records, logEndOffset: offset, emptyBatches }
+  return { records, logEndOffset: offset, emptyBatches, batchEnds }
 }
 
-/** The batches as driver operations: one flush after each batch, so that each is one PutKv. */
+/**
+ * The PutKv batches a writer really sent for `batches` (each followed by a flush), from the log end
+ * offset acknowledged for each op (`logEndOffsets`, in op order): a flush always ends a PutKv, but
+ * a client may also send the first ops of a batch before the rest arrive (the Java client does once
+ * `client.writer.batch-timeout` passes, e.g. when its thread stalls under load), so one batch may
+ * become several. Consecutive ops of a batch acknowledged with the same log end offset went in one
+ * PutKv. Throws when the offsets are not of that shape (not one per op, or not rising from one
+ * PutKv to the next).
+ */
+export function sentBatches(
+  batches: readonly (readonly ModelOp[])[],
+  logEndOffsets: readonly number[],
+): ModelOp[][] {
+  const opCount = batches.reduce((n, b) => n + b.length, 0)
+  if (logEndOffsets.length !== opCount)
+    throw new Error(`${logEndOffsets.length} log end offsets for ${opCount} ops`)
+  const sent: ModelOp[][] = []
+  let i = 0
+  let end = 0
+  for (const batch of batches) {
+    let current: ModelOp[] = []
+    for (const op of batch) {
+      const offset = logEndOffsets[i++]
+      if (current.length === 0 || offset !== end) {
+        if (offset <= end)
+          throw new Error(`op ${i - 1} acknowledged at log end offset ${offset}, after ${end}`)
+        if (current.length > 0) sent.push(current)
+        current = []
+        end = offset
+      }
+      current.push(op)
+    }
+    sent.push(current)
+  }
+  return sent
+}
+
+/** The batches as driver operations: a flush after each batch, so that no PutKv spans two. */
 export function driverOps(batches: readonly (readonly ModelOp[])[]): KvOp[] {
   return batches.flatMap(batch => [
     ...batch.map(op => ({ op: op.op, row: rowOfOp(op) })),

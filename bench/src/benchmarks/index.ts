@@ -9,6 +9,7 @@ import { logAppendCeiling } from './log-append-ceiling.js'
 import { metricsPkLookup, metricsSdkAppend } from './metrics-overhead.js'
 import { pkLookup } from './pk-lookup.js'
 import { pkUpsert } from './pk-upsert.js'
+import { projectedNestedScan } from './projected-nested-scan.js'
 import { projectedScan } from './projected-scan.js'
 import { replication } from './replication.js'
 import { replicationFailover } from './replication-failover.js'
@@ -23,6 +24,7 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   logAppendCeiling,
   sdkAppend,
   projectedScan,
+  projectedNestedScan,
   gatewayAppendJson,
   gatewayAppendArrow,
   gatewayLookup,

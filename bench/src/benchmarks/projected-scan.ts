@@ -1,5 +1,5 @@
 import type { Table } from '@sluice/client'
-import { initArrowCodecs } from '@sluice/core/arrow'
+import { initArrowCodecs, rowLayouts } from '@sluice/core/arrow'
 import { Schema, TableDescriptor } from '@sluice/core/metadata'
 import { MemoryLogRecords } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
@@ -9,13 +9,19 @@ import { MessageReader } from 'apache-arrow'
 import type { Benchmark, Sample } from '../harness.js'
 import { type BenchCluster, createBenchTable, startBenchCluster } from './bench-cluster.js'
 
-const ROWS = 50_000
 const BUCKETS = 4
 const GROUP = 13
-/** 3 of the 40 columns: the id, one DOUBLE and one STRING. */
-const PROJECTED = ['id', 'd_00', 's_00']
 
-interface Ctx {
+/** What a projected-scan benchmark scans: the table's columns, its rows and the projection. */
+export interface ScanShape {
+  readonly rows: number
+  readonly columns: () => [string, DataType][]
+  readonly row: (n: number) => Row
+  readonly projected: readonly string[]
+}
+
+export interface ScanContext {
+  readonly shape: ScanShape
   readonly bench: BenchCluster
   readonly table: Table
   /** Bytes of every stored batch (what a full scan receives). */
@@ -29,7 +35,7 @@ interface Ctx {
   readonly restore: () => void
 }
 
-function columns(): [string, DataType][] {
+function flatColumns(): [string, DataType][] {
   const cols: [string, DataType][] = [['id', DataTypes.BIGINT()]]
   for (let i = 0; i < GROUP; i++) cols.push([`s_${String(i).padStart(2, '0')}`, DataTypes.STRING()])
   for (let i = 0; i < GROUP; i++) cols.push([`d_${String(i).padStart(2, '0')}`, DataTypes.DOUBLE()])
@@ -37,7 +43,7 @@ function columns(): [string, DataType][] {
   return cols
 }
 
-function row(n: number): Row {
+function flatRow(n: number): Row {
   const r: Row = [BigInt(n)]
   for (let i = 0; i < GROUP; i++) r.push(`v${i}-${(n * 2654435761 + i * 40503) >>> 0}-${n % 97}`)
   for (let i = 0; i < GROUP; i++) r.push(n * 0.001 + i * 1.5)
@@ -45,16 +51,27 @@ function row(n: number): Row {
   return r
 }
 
-async function writeRows(table: Table): Promise<void> {
+/** 3 of the 40 columns: the id, one DOUBLE and one STRING. */
+const FLAT: ScanShape = {
+  rows: 50_000,
+  columns: flatColumns,
+  row: flatRow,
+  projected: ['id', 'd_00', 's_00'],
+}
+
+async function writeRows(table: Table, shape: ScanShape): Promise<void> {
   const writer = table.newAppend().createWriter()
-  for (let n = 0; n < ROWS; n++) {
-    const wait = writer.append(row(n))
+  for (let n = 0; n < shape.rows; n++) {
+    const wait = writer.append(shape.row(n))
     if (wait) await wait
   }
   await writer.close()
 }
 
-/** Buffer bytes per column of one Arrow RecordBatch message (variable-width columns have 3 buffers). */
+/**
+ * Buffer bytes per column of one Arrow RecordBatch message: each column's own buffers and those of
+ * its nested children (a List, Map or Struct column lists its children's buffers after its own).
+ */
 function columnBytes(payload: Uint8Array, rowType: RowType): number[] {
   const message = new MessageReader(payload).readMessage()
   if (message === null || !message.isRecordBatch())
@@ -62,13 +79,14 @@ function columnBytes(payload: Uint8Array, rowType: RowType): number[] {
   const header = message.header()
   const sizes: number[] = []
   let at = 0
-  for (const f of rowType.fields) {
-    const count = f.type.type === 'STRING' || f.type.type === 'BYTES' ? 3 : 2
+  for (const layout of rowLayouts(rowType)) {
     let bytes = 0
-    for (let k = 0; k < count; k++) bytes += header.buffers[at + k].length
+    for (let k = 0; k < layout.totalBufferCount; k++) bytes += header.buffers[at + k].length
     sizes.push(bytes)
-    at += count
+    at += layout.totalBufferCount
   }
+  if (at !== header.buffers.length)
+    throw new Error(`a stored batch has ${header.buffers.length} buffers, its row type ${at}`)
   return sizes
 }
 
@@ -76,10 +94,11 @@ function columnBytes(payload: Uint8Array, rowType: RowType): number[] {
 async function measureStoredBytes(
   bench: BenchCluster,
   table: Table,
+  projected: readonly string[],
 ): Promise<{ full: number; share: number }> {
   const info = table.getTableInfo()
   const names = info.rowType.fields.map(f => f.name)
-  const fields = new Set(PROJECTED.map(c => names.indexOf(c)))
+  const fields = new Set(projected.map(c => names.indexOf(c)))
   const c = await ClientConnection.connect({ ...bench.tablet, requestTimeoutMs: 60_000 })
   let full = 0
   let projectedColumns = 0
@@ -143,7 +162,7 @@ function countFetchedBytes(): { counter: { bytes: number }; restore: () => void 
   return { counter, restore }
 }
 
-async function scan(ctx: Ctx, projection: readonly string[] | undefined): Promise<Sample> {
+async function scan(ctx: ScanContext, projection: readonly string[] | undefined): Promise<Sample> {
   const s = projection === undefined ? ctx.table.newScan() : ctx.table.newScan().project(projection)
   const scanner = s.createLogScanner()
   ctx.counter.bytes = 0
@@ -152,8 +171,8 @@ async function scan(ctx: Ctx, projection: readonly string[] | undefined): Promis
   try {
     for (let b = 0; b < BUCKETS; b++) scanner.subscribeFromBeginning(b)
     const deadline = Date.now() + 60_000
-    while (rows < ROWS) {
-      if (Date.now() > deadline) throw new Error(`scan read ${rows} of ${ROWS} rows in 60 s`)
+    while (rows < ctx.shape.rows) {
+      if (Date.now() > deadline) throw new Error(`scan read ${rows} of ${ctx.shape.rows} rows in 60 s`)
       rows += (await scanner.poll(1000)).count
     }
   } finally {
@@ -165,75 +184,90 @@ async function scan(ctx: Ctx, projection: readonly string[] | undefined): Promis
 }
 
 /**
- * Issue #3 benchmark (c): a projected scan of 3 of 40 columns against the full scan of the same
- * table (50,000 rows written once in setup, ZSTD, 4 buckets, 1 tablet server), both through the SDK's
- * LogScanner. Bytes are the FETCH_LOG record bytes the client received; the projected columns'
- * share is their part of the column buffers in the stored batches (from the IPC headers, read with
- * apache-arrow). Targets: rows/s ≥ 5× the full scan; bytes ≤ 1.15 × share × full bytes.
+ * A projected scan against the full scan of the same table (written once in setup, ZSTD, 4 buckets,
+ * 1 tablet server), both through the SDK's LogScanner. Bytes are the FETCH_LOG record bytes the
+ * client received; the projected columns' share is their part of the column buffers in the stored
+ * batches (from the IPC headers, read with apache-arrow). Bytes target: ≤ 1.15 × share × full bytes.
  */
-export const projectedScan: Benchmark<Ctx> = {
+export function projectedScanBenchmark(
+  shape: ScanShape,
+  about: Pick<Benchmark<ScanContext>, 'name' | 'description' | 'target'> & { readonly fullName: string },
+): Benchmark<ScanContext> {
+  return {
+    name: about.name,
+    description: about.description,
+    unit: 'rows/s',
+    better: 'higher',
+    ...(about.target ? { target: about.target } : {}),
+    runs: 5,
+    async setup() {
+      await initArrowCodecs()
+      const bench = await startBenchCluster(about.name, {
+        'client.scanner.log.max-poll-records': '5000',
+        // Equal buckets: every bucket reaches its end at about the same time in a scan.
+        'client.writer.bucket.no-key-assigner': 'ROUND_ROBIN',
+      })
+      try {
+        const schema = Schema.newBuilder()
+        for (const [name, type] of shape.columns()) schema.column(name, type)
+        const descriptor = TableDescriptor.builder().schema(schema.build()).distributedBy(BUCKETS).build()
+        const table = await bench.connection.getTable(await createBenchTable(bench.connection, descriptor))
+        await writeRows(table, shape)
+        const { full, share } = await measureStoredBytes(bench, table, shape.projected)
+        const { counter, restore } = countFetchedBytes()
+        return { shape, bench, table, fullBytes: full, projectedShare: share, counter, restore }
+      } catch (e) {
+        await bench.stop()
+        throw e
+      }
+    },
+    async teardown(ctx) {
+      ctx.restore()
+      await ctx.bench.stop()
+    },
+    subject: {
+      name: `projected scan (${shape.projected.join(', ')})`,
+      async run(ctx) {
+        const s = await scan(ctx, shape.projected)
+        const bytes = (s.extra?.['MB received'] ?? 0) * 1e6
+        return {
+          value: s.value,
+          extra: {
+            ...s.extra,
+            'projected columns share %': ctx.projectedShare * 100,
+            'received / full bytes %': (bytes / ctx.fullBytes) * 100,
+            'received / (share × full) (target ≤ 1.15)': bytes / (ctx.projectedShare * ctx.fullBytes),
+          },
+        }
+      },
+    },
+    baseline: {
+      name: about.fullName,
+      async run(ctx) {
+        const s = await scan(ctx, undefined)
+        return {
+          value: s.value,
+          extra: {
+            ...s.extra,
+            'received / stored bytes': ((s.extra?.['MB received'] ?? 0) * 1e6) / ctx.fullBytes,
+          },
+        }
+      },
+    },
+  }
+}
+
+/**
+ * Issue #3 benchmark (c): a projected scan of 3 of 40 columns (50,000 rows). Targets: rows/s ≥ 5×
+ * the full scan; bytes ≤ 1.15 × share × full bytes.
+ */
+export const projectedScan: Benchmark<ScanContext> = projectedScanBenchmark(FLAT, {
   name: 'projected-scan',
+  fullName: 'full scan (40 columns)',
   description:
     'LogScanner rows/s reading 50,000 rows of a 40-column table (13 STRING, 13 DOUBLE, 13 INT + id; ZSTD; 4 equal buckets; 1 tablet server in a LocalCluster; default fetch.wait-max-time) with a 3-column projection pushed down (subject) vs the full scan (baseline); extras: bytes received, the share of the projected columns in the column bytes, and received / (share × full).',
-  unit: 'rows/s',
-  better: 'higher',
   target: {
     ratio: 5,
     note: 'issue #3 (c): rows/s ≥ 5× the full scan; bytes ≤ 1.15× the projected share (see extras)',
   },
-  runs: 5,
-  async setup() {
-    await initArrowCodecs()
-    const bench = await startBenchCluster('projected-scan', {
-      'client.scanner.log.max-poll-records': '5000',
-      // Equal buckets: every bucket reaches its end at about the same time in a scan.
-      'client.writer.bucket.no-key-assigner': 'ROUND_ROBIN',
-    })
-    try {
-      const schema = Schema.newBuilder()
-      for (const [name, type] of columns()) schema.column(name, type)
-      const descriptor = TableDescriptor.builder().schema(schema.build()).distributedBy(BUCKETS).build()
-      const table = await bench.connection.getTable(await createBenchTable(bench.connection, descriptor))
-      await writeRows(table)
-      const { full, share } = await measureStoredBytes(bench, table)
-      const { counter, restore } = countFetchedBytes()
-      return { bench, table, fullBytes: full, projectedShare: share, counter, restore }
-    } catch (e) {
-      await bench.stop()
-      throw e
-    }
-  },
-  async teardown(ctx) {
-    ctx.restore()
-    await ctx.bench.stop()
-  },
-  subject: {
-    name: `projected scan (${PROJECTED.join(', ')})`,
-    async run(ctx) {
-      const s = await scan(ctx, PROJECTED)
-      const bytes = (s.extra?.['MB received'] ?? 0) * 1e6
-      return {
-        value: s.value,
-        extra: {
-          ...s.extra,
-          'projected columns share %': ctx.projectedShare * 100,
-          'received / full bytes %': (bytes / ctx.fullBytes) * 100,
-          'received / (share × full) (target ≤ 1.15)': bytes / (ctx.projectedShare * ctx.fullBytes),
-        },
-      }
-    },
-  },
-  baseline: {
-    name: 'full scan (40 columns)',
-    async run(ctx) {
-      const s = await scan(ctx, undefined)
-      return {
-        value: s.value,
-        extra: {
-          ...s.extra,
-          'received / stored bytes': ((s.extra?.['MB received'] ?? 0) * 1e6) / ctx.fullBytes,
-        },
-      }
-    },
-  },
-}
+})

@@ -1,11 +1,14 @@
 import { Decimal, Timestamp, type Value } from '@sluice/core/row'
-import { type DataType, parseTypeString } from '@sluice/core/types'
+import { type DataType, type MapType, parseTypeString, type RowType } from '@sluice/core/types'
 
 /**
  * Values as the CLI reads and writes them: CSV cells and `key=value` arguments as text, JSON lines
  * and Parquet cells as JSON-like values, and rows printed as JSON. BIGINT is a JSON number or a
  * decimal string; DECIMAL a number or string; DATE 'YYYY-MM-DD'; TIME 'HH:MM:SS[.fff]';
- * TIMESTAMP an ISO date-time (without zone: taken as UTC) or epoch milliseconds; BYTES base64.
+ * TIMESTAMP an ISO date-time (without zone: taken as UTC) or epoch milliseconds; BYTES base64;
+ * ARRAY a JSON array; MAP a JSON object (CHAR/STRING keys) or an array of `{"key", "value"}`
+ * entries; ROW a JSON object by field name (or an array in field order). Text cells hold nested
+ * values as JSON text.
  */
 export class ValueError extends Error {}
 
@@ -31,8 +34,21 @@ export function textToValue(type: DataType, text: string): Value {
     case 'SMALLINT':
     case 'INTEGER':
       return jsonToValue(type, /^-?\d+$/.test(text) ? Number(text) : text)
+    case 'ARRAY':
+    case 'MAP':
+    case 'ROW':
+      return jsonToValue(type, nestedJson(type, text))
     default:
       return jsonToValue(type, text)
+  }
+}
+
+/** The JSON text of a nested value in a text cell. */
+function nestedJson(type: DataType, text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ValueError(`expected ${type.type} as JSON, got ${JSON.stringify(text)}`)
   }
 }
 
@@ -75,9 +91,62 @@ export function jsonToValue(type: DataType, v: unknown): Value {
       return timestampValue(type, v)
     case 'ARRAY':
       return Array.isArray(v) ? v.map(e => jsonToValue(type.elementType, e)) : fail(type, v)
+    case 'MAP':
+      return mapValue(type, v)
+    case 'ROW':
+      return rowValue(type, v)
     default:
-      throw new ValueError(`${type.type} columns are not supported by the CLI`)
+      throw new ValueError(`${(type as DataType).type} columns are not supported by the CLI`)
   }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array)
+const stringKeyed = (t: DataType) => t.type === 'STRING' || t.type === 'CHAR'
+
+/**
+ * A MAP from JSON: an object when the keys are CHAR/STRING, else (or also) an array of
+ * `{"key": k, "value": v}` entries or `[k, v]` pairs. Keys are never null nor repeated.
+ */
+function mapValue(type: MapType, v: unknown): Map<Value, Value> {
+  let entries: [unknown, unknown][]
+  if (Array.isArray(v)) {
+    entries = v.map(e => {
+      if (Array.isArray(e) && e.length === 2) return [e[0], e[1]]
+      if (isPlainObject(e) && 'key' in e) return [e.key, e.value]
+      throw new ValueError(
+        `expected a MAP entry {"key": …, "value": …} or [key, value], got ${JSON.stringify(e)}`,
+      )
+    })
+  } else if (isPlainObject(v) && stringKeyed(type.keyType)) {
+    entries = Object.entries(v)
+  } else {
+    return fail(type, v)
+  }
+  const out = new Map<Value, Value>()
+  const seen = new Set<string>()
+  for (const [k, e] of entries) {
+    const key = jsonToValue(type.keyType, k)
+    if (key === null) throw new ValueError('MAP keys cannot be null')
+    const text = JSON.stringify(valueToJson(type.keyType, key))
+    if (seen.has(text)) throw new ValueError(`MAP key ${text} appears twice`)
+    seen.add(text)
+    out.set(key, jsonToValue(type.valueType, e))
+  }
+  return out
+}
+
+/** A ROW from JSON: an object by field name (fields left out are null) or an array in field order. */
+function rowValue(type: RowType, v: unknown): Value[] {
+  if (Array.isArray(v)) {
+    if (v.length !== type.fields.length)
+      throw new ValueError(`expected ${type.fields.length} ROW fields, got ${v.length}`)
+    return type.fields.map((f, i) => jsonToValue(f.type, v[i]))
+  }
+  if (!isPlainObject(v)) return fail(type, v)
+  const unknown = Object.keys(v).filter(k => !type.fields.some(f => f.name === k))
+  if (unknown.length > 0) throw new ValueError(`unknown ROW field(s): ${unknown.join(', ')}`)
+  return type.fields.map(f => jsonToValue(f.type, v[f.name]))
 }
 
 function dateValue(type: DataType, v: unknown): number {
@@ -146,6 +215,23 @@ export function valueToJson(type: DataType, v: Value): unknown {
     }
     case 'ARRAY':
       return (v as Value[]).map(e => valueToJson(type.elementType, e))
+    case 'MAP': {
+      const entries = [...(v as Map<Value, Value>)].map(([k, e]) => ({
+        key: valueToJson(type.keyType, k),
+        value: valueToJson(type.valueType, e),
+      }))
+      if (!stringKeyed(type.keyType)) return entries
+      const out: Record<string, unknown> = Object.create(null)
+      for (const { key, value } of entries) out[key as string] = value
+      return out
+    }
+    case 'ROW': {
+      const out: Record<string, unknown> = Object.create(null)
+      type.fields.forEach((f, i) => {
+        out[f.name] = valueToJson(f.type, (v as Value[])[i])
+      })
+      return out
+    }
     default:
       return typeof v === 'bigint' ? String(v) : v
   }

@@ -10,6 +10,7 @@ import {
 } from '@sluice/core/row'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { projectFields, tableKeyEncoders } from '../table/key-encoding.js'
+import { type ObjectRow, rowObjectRenderer } from '../table/nested-values.js'
 import { RowConverter, type RowInput } from '../table/row-converter.js'
 import type { ValueDecoder } from '../table/value-decoder.js'
 import type { LookupClient } from './lookup-client.js'
@@ -19,9 +20,23 @@ import type { LookupKind } from './lookup-queue.js'
 export class LookupResult {
   static readonly EMPTY = new LookupResult([])
   readonly #rows: readonly Row[]
+  readonly #render: ((row: Row) => ObjectRow) | undefined
 
-  constructor(rows: readonly Row[]) {
+  /** `render`: how `objects()` renders a row (the table's columns by name). */
+  constructor(rows: readonly Row[], render?: (row: Row) => ObjectRow) {
     this.#rows = rows
+    this.#render = render
+  }
+
+  /**
+   * Every row found as an object keyed by column name, nested ROW values as objects keyed by field
+   * name (`{ id: 1, point: { x: 1, label: 'a' } }`); MAP values stay Maps.
+   */
+  objects(): ObjectRow[] {
+    const render = this.#render
+    if (render === undefined && this.#rows.length > 0)
+      throw new FlussError('INVALID_REQUEST', 'This lookup result does not know its column names')
+    return this.#rows.map(r => (render as (row: Row) => ObjectRow)(r))
   }
 
   /** Every row found: at most one for a primary key lookup, any number (key order) for a prefix lookup. */
@@ -71,6 +86,7 @@ export class Lookuper {
   /** The buckets of a non-partitioned table, made once: lookups of one bucket share the object. */
   readonly #buckets: readonly TableBucket[]
   readonly #onValues = (values: readonly Buffer[]) => this.#result(values)
+  readonly #render: (row: Row) => ObjectRow
 
   /** `columns`: the lookup columns, in key row order; `kind` says what they are. */
   constructor(ctx: LookuperContext, kind: LookupKind, columns: readonly string[]) {
@@ -86,6 +102,7 @@ export class Lookuper {
     this.#bucketing = encoders.bucketing
     this.#partitionOf = info.isPartitioned ? partitionGetter(lookupRowType, info.partitionKeys) : undefined
     this.#rowDecoder = new CompactedRowDecoder(info.rowType)
+    this.#render = rowObjectRenderer(info.rowType)
     this.#buckets = info.isPartitioned
       ? []
       : Array.from({ length: info.numBuckets }, (_, bucket) => tableBucket(info.tableId, bucket))
@@ -130,11 +147,11 @@ export class Lookuper {
     const rows: Row[] = []
     for (const value of values) {
       if (value.length < SCHEMA_ID_LENGTH || value.readInt16LE(0) !== schemaId) {
-        return this.#ctx.decoder.decodeAll(values).then(all => new LookupResult(all))
+        return this.#ctx.decoder.decodeAll(values).then(all => new LookupResult(all, this.#render))
       }
       rows.push(this.#rowDecoder.decode(value, SCHEMA_ID_LENGTH, value.length - SCHEMA_ID_LENGTH))
     }
-    return new LookupResult(rows)
+    return new LookupResult(rows, this.#render)
   }
 
   /** The id of a partition, or undefined when it does not exist. */

@@ -1,5 +1,6 @@
 import { FlussError } from '@sluice/core/errors'
 import { type TableBucket, type TableInfo, tableBucket } from '@sluice/core/metadata'
+import type { RowType } from '@sluice/core/types'
 import { checkOffsetSpec, type OffsetSpec } from '../admin/list-offsets.js'
 import type { PartitionInfo } from '../admin/partition-info.js'
 import { EARLIEST_OFFSET } from './fetch-log-request.js'
@@ -31,6 +32,8 @@ export class LogScanner {
   readonly #partitionSource: PartitionSource | undefined
   /** The names of the columns of the rows this scanner returns (its projection), in row order. */
   readonly columnNames: readonly string[]
+  /** The columns of the rows this scanner returns (its projection), in row order. */
+  readonly rowType: RowType
 
   constructor(
     info: TableInfo,
@@ -38,9 +41,10 @@ export class LogScanner {
     maxPollRecords: number,
     onClosed?: (scanner: LogScanner) => void,
     partitionSource?: PartitionSource,
-    columnNames: readonly string[] = info.rowType.fields.map(f => f.name),
+    rowType: RowType = info.rowType,
   ) {
-    this.columnNames = columnNames
+    this.rowType = rowType
+    this.columnNames = rowType.fields.map(f => f.name)
     this.#info = info
     this.#fetcher = fetcher
     this.#maxPollRecords = maxPollRecords
@@ -171,7 +175,7 @@ export class LogScanner {
         if (error !== undefined) throw error
         const records = this.#fetcher.collect(this.#maxPollRecords)
         this.#fetcher.sendFetches()
-        if (!records.isEmpty()) return records.withColumnNames(this.columnNames)
+        if (!records.isEmpty()) return records.withRowType(this.rowType)
         if (this.#wakeupRequested || this.#closed) return records
         const remainingMs = deadlineMs - Date.now()
         if (remainingMs <= 0) return ScanRecords.EMPTY

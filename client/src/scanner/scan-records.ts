@@ -1,6 +1,8 @@
 import { type TableBucket, tableBucketKey } from '@sluice/core/metadata'
 import type { ChangeType } from '@sluice/core/record'
-import type { Row, Value } from '@sluice/core/row'
+import type { Row } from '@sluice/core/row'
+import type { RowType } from '@sluice/core/types'
+import { type ObjectRow, rowObjectRenderer } from '../table/nested-values.js'
 
 /** One record read from the log (Fluss's `ScanRecord`). */
 export interface ScanRecord {
@@ -13,7 +15,10 @@ export interface ScanRecord {
   readonly row: Row
 }
 
-/** A record with its row as an object keyed by column name (`ScanRecords.objects()`). */
+/**
+ * A record with its row as an object keyed by column name, nested ROW values as objects keyed by
+ * field name (`ScanRecords.objects()`).
+ */
 export interface ObjectScanRecord {
   readonly bucket: number
   /** The partition id, for a partitioned table. */
@@ -21,7 +26,7 @@ export interface ObjectScanRecord {
   readonly offset: number
   readonly timestamp: number
   readonly changeType: ChangeType
-  readonly row: Record<string, Value>
+  readonly row: ObjectRow
 }
 
 interface BucketRecords {
@@ -33,13 +38,13 @@ interface BucketRecords {
 export class ScanRecords implements Iterable<ScanRecord> {
   static readonly EMPTY = new ScanRecords(new Map())
   readonly #byBucket: ReadonlyMap<string, BucketRecords>
-  readonly #columnNames: readonly string[]
+  readonly #rowType: RowType | undefined
   readonly count: number
 
-  /** `columnNames`: the names of the rows' columns, in row order (for `objects()`). */
-  constructor(byBucket: ReadonlyMap<string, BucketRecords>, columnNames: readonly string[] = []) {
+  /** `rowType`: the rows' columns, in row order (for `objects()`). */
+  constructor(byBucket: ReadonlyMap<string, BucketRecords>, rowType?: RowType) {
     this.#byBucket = byBucket
-    this.#columnNames = columnNames
+    this.#rowType = rowType
     let count = 0
     for (const entry of byBucket.values()) count += entry.records.length
     this.count = count
@@ -59,17 +64,18 @@ export class ScanRecords implements Iterable<ScanRecord> {
     return this.#byBucket.get(tableBucketKey(bucket))?.records ?? []
   }
 
-  /** The same records naming their columns (a scanner's records know them). */
-  withColumnNames(columnNames: readonly string[]): ScanRecords {
-    return new ScanRecords(this.#byBucket, columnNames)
+  /** The same records knowing their columns (a scanner's records know them). */
+  withRowType(rowType: RowType): ScanRecords {
+    return new ScanRecords(this.#byBucket, rowType)
   }
 
   /**
    * Every record, bucket by bucket in log order, with its row as an object keyed by column name:
-   * `{ bucket, offset, timestamp, changeType, row: { id: 1, name: 'a' } }`.
+   * `{ bucket, offset, timestamp, changeType, row: { id: 1, name: 'a' } }`; a ROW value, at any
+   * depth, is an object keyed by field name (`point: { x: 1, label: 'a' }`), a MAP value a Map.
    */
   objects(): ObjectScanRecord[] {
-    const names = this.#columnNames
+    const render = rowObjectRenderer(this.#rowType ?? { type: 'ROW', nullable: false, fields: [] })
     const out: ObjectScanRecord[] = []
     for (const { bucket, records } of this.#byBucket.values()) {
       const where =
@@ -77,8 +83,7 @@ export class ScanRecords implements Iterable<ScanRecord> {
           ? { bucket: bucket.bucket }
           : { bucket: bucket.bucket, partitionId: bucket.partitionId }
       for (const r of records) {
-        const row: Record<string, Value> = {}
-        for (let i = 0; i < names.length; i++) row[names[i]] = r.row[i]
+        const row = render(r.row)
         out.push({ ...where, offset: r.offset, timestamp: r.timestamp, changeType: r.changeType, row })
       }
     }

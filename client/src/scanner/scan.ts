@@ -4,7 +4,7 @@ import { type TableBucket, type TableInfo, tableBucket } from '@sluice/core/meta
 import { Admin } from '../admin/admin.js'
 import type { ScannerOptions } from '../client-options.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
-import { checkCompactedKv, tableName } from '../table/key-encoding.js'
+import { checkCompactedKv, projectFields, tableName } from '../table/key-encoding.js'
 import type { SchemaCache, ValueDecoder } from '../table/value-decoder.js'
 import { LogBatchDecoding } from './batch-decoding.js'
 import { LimitBatchScanner } from './limit-batch-scanner.js'
@@ -148,15 +148,14 @@ export class Scan {
           discoveryIntervalMs: options.partitionDiscoveryIntervalMs,
         }
       : undefined
-    const names = info.rowType.fields.map(f => f.name)
-    const columnNames = p === undefined ? names : p.fields.map(i => names[i])
+    const rowsType = p === undefined ? info.rowType : projectFields(info.rowType, p.fields)
     const scanner = new LogScanner(
       info,
       fetcher,
       options.maxPollRecords,
       this.#ctx.untrack,
       partitions,
-      columnNames,
+      rowsType,
     )
     this.#ctx.track(scanner)
     return scanner

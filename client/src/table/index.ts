@@ -1,4 +1,5 @@
 export * from './key-encoding.js'
+export * from './nested-values.js'
 export * from './row-converter.js'
 export * from './table.js'
 export * from './upsert.js'

@@ -1,17 +1,18 @@
 import { FlussError } from '@sluice/core/errors'
 import { parseDefaultValue, type Schema } from '@sluice/core/metadata'
-import { createValueChecker, type Row, Timestamp, type Value, type ValueChecker } from '@sluice/core/row'
-import type { DataType, RowType } from '@sluice/core/types'
+import { createValueChecker, type Row, type Value, type ValueChecker } from '@sluice/core/row'
+import type { RowType } from '@sluice/core/types'
+import { type InputConverter, inputConverter } from './nested-values.js'
 
 /**
  * A row as users pass it: values in column order, or an object keyed by column name (absent
  * columns are null, or the column's write default when it has one, as is `undefined` in an array).
- * Values follow the core value model (`@sluice/core/row` Value); as a
- * convenience BIGINT also takes a safe-integer number and TIMESTAMP/TIMESTAMP_LTZ take a Date.
+ * Values follow the core value model (`@sluice/core/row` Value); as
+ * conveniences, at any depth, BIGINT also takes a safe-integer number, TIMESTAMP/TIMESTAMP_LTZ a
+ * Date, ARRAY a typed array, MAP with STRING keys a plain object, and ROW a plain object keyed by
+ * field name (see `nested-values.ts`).
  */
 export type RowInput = readonly unknown[] | Readonly<Record<string, unknown>>
-
-type Convert = (value: unknown) => Value
 
 /**
  * Turns user rows into validated rows of a table's row type. Every value is converted and checked
@@ -22,7 +23,7 @@ export class RowConverter {
   readonly #names: readonly string[]
   readonly #index: ReadonlyMap<string, number>
   readonly #checkers: readonly ValueChecker[]
-  readonly #converts: readonly Convert[]
+  readonly #converts: readonly InputConverter[]
   readonly #subject: string
   readonly #defaults: readonly Value[] | undefined
   readonly #hasDefault: readonly boolean[]
@@ -42,7 +43,7 @@ export class RowConverter {
     this.#names = rowType.fields.map(f => f.name)
     this.#index = new Map(this.#names.map((n, i) => [n, i]))
     this.#checkers = rowType.fields.map(f => createValueChecker(f.type, f.name))
-    this.#converts = rowType.fields.map(f => converterFor(f.type))
+    this.#converts = rowType.fields.map(f => inputConverter(f.type))
   }
 
   /** The validated row (a new array), or a thrown INVALID_REQUEST naming the offending column. */
@@ -60,9 +61,10 @@ export class RowConverter {
    * null whatever they hold (a delete needs only the key).
    */
   toKeyRow(input: RowInput, positions: readonly number[]): Row {
+    const only = new Set(positions)
     const converted = Array.isArray(input)
-      ? this.#fromArray(input)
-      : this.#fromObject(input as Readonly<Record<string, unknown>>)
+      ? this.#fromArray(input, only)
+      : this.#fromObject(input as Readonly<Record<string, unknown>>, only)
     const row = new Array<Value>(converted.length).fill(null)
     for (const p of positions) {
       this.#checkers[p](converted[p])
@@ -71,7 +73,8 @@ export class RowConverter {
     return row
   }
 
-  #fromArray(input: readonly unknown[]): Row {
+  /** The converted row; only the columns in `only` are converted when it is given (the others are null). */
+  #fromArray(input: readonly unknown[], only?: ReadonlySet<number>): Row {
     const n = this.#names.length
     if (input.length !== n) {
       throw new FlussError(
@@ -79,17 +82,20 @@ export class RowConverter {
         `Row has ${input.length} values, ${this.#subject} ${n} columns (${this.#names.join(', ')})`,
       )
     }
-    const row = new Array<Value>(n)
-    const defaults = this.#defaults
+    const row = new Array<Value>(n).fill(null)
+    const defaults = only === undefined ? this.#defaults : undefined
     for (let i = 0; i < n; i++) {
+      if (only !== undefined && !only.has(i)) continue
       const v = input[i]
       row[i] =
-        v === undefined && defaults !== undefined && this.#hasDefault[i] ? defaults[i] : this.#converts[i](v)
+        v === undefined && defaults !== undefined && this.#hasDefault[i]
+          ? defaults[i]
+          : this.#converts[i](v, () => this.#names[i])
     }
     return row
   }
 
-  #fromObject(input: Readonly<Record<string, unknown>>): Row {
+  #fromObject(input: Readonly<Record<string, unknown>>, only?: ReadonlySet<number>): Row {
     if (input === null || typeof input !== 'object') {
       throw new FlussError(
         'INVALID_REQUEST',
@@ -97,7 +103,9 @@ export class RowConverter {
       )
     }
     const row =
-      this.#defaults === undefined ? new Array<Value>(this.#names.length).fill(null) : [...this.#defaults]
+      this.#defaults === undefined || only !== undefined
+        ? new Array<Value>(this.#names.length).fill(null)
+        : [...this.#defaults]
     for (const key of Object.keys(input)) {
       const i = this.#index.get(key)
       if (i === undefined) {
@@ -106,9 +114,10 @@ export class RowConverter {
           `Unknown column '${key}'; ${this.#subject} columns ${this.#names.join(', ')}`,
         )
       }
+      if (only !== undefined && !only.has(i)) continue
       const v = input[key]
-      if (v === undefined && this.#hasDefault[i]) continue
-      row[i] = this.#converts[i](v)
+      if (v === undefined && only === undefined && this.#hasDefault[i]) continue
+      row[i] = this.#converts[i](v, () => key)
     }
     return row
   }
@@ -119,18 +128,4 @@ export function schemaDefaults(schema: Schema): (Value | undefined)[] {
   return schema.columns.map(c =>
     c.defaultValue === undefined ? undefined : parseDefaultValue(c.type, c.defaultValue, c.name),
   )
-}
-
-const identity: Convert = v => (v === undefined ? null : (v as Value))
-
-function converterFor(type: DataType): Convert {
-  switch (type.type) {
-    case 'BIGINT':
-      return v => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : identity(v))
-    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
-    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
-      return v => (v instanceof Date ? new Timestamp(v.getTime(), 0) : identity(v))
-    default:
-      return identity
-  }
 }

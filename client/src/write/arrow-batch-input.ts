@@ -4,6 +4,7 @@ import {
   type ArrowCompressionInfo,
   type ArrowField,
   type ArrowType,
+  arrowNodeCount,
   columnLayout,
   DEFAULT_MAX_UNCOMPRESSED_BYTES,
   readArrowStream,
@@ -76,8 +77,8 @@ export function validateArrowBatch(
 
 /**
  * A RecordBatch message made by `ArrowBatchWriter` for exactly `rowType` (in this thread or in a
- * worker thread): taken as it is, its values trusted, only its header checked (record count, one
- * field node per column, nothing after the message). It is read, and then validated whole as by
+ * worker thread): taken as it is, its values trusted, only its header checked (record count, the
+ * field nodes of the row type's columns and their nested children, nothing after the message). It is read, and then validated whole as by
  * `validateArrowBatch`, only if a write must split its rows (bucket keys, partitions). Not for
  * bytes from outside the process: validate those.
  */
@@ -88,10 +89,11 @@ export function encodedArrowBatch(message: Uint8Array, rowType: RowType): Valida
   } catch (e) {
     throw new FlussError('CORRUPT_RECORD_EXCEPTION', `Not an Arrow RecordBatch message: ${String(e)}`)
   }
-  if (info.fieldCount !== rowType.fields.length || info.messageSizeInBytes !== message.length) {
+  const nodes = arrowNodeCount(rowType)
+  if (info.fieldCount !== nodes || info.messageSizeInBytes !== message.length) {
     throw new FlussError(
       'INVALID_REQUEST',
-      `The Arrow RecordBatch message (${info.fieldCount} fields, ${info.messageSizeInBytes} of ${message.length} bytes) was not made for this row type of ${rowType.fields.length} columns`,
+      `The Arrow RecordBatch message (${info.fieldCount} field nodes, ${info.messageSizeInBytes} of ${message.length} bytes) was not made for this row type of ${rowType.fields.length} columns (${nodes} field nodes)`,
     )
   }
   const reader = () => validateArrowBatch(message, rowType).reader
@@ -100,9 +102,10 @@ export function encodedArrowBatch(message: Uint8Array, rowType: RowType): Valida
 
 /**
  * Validates an Arrow IPC stream against a row type: its schema must have the row type's columns in
- * order, with the same names and exactly the Arrow types Fluss writes for them (a TIMESTAMP_LTZ
- * column also takes a timestamp with a time zone; a nullable field may feed a NOT NULL column when
- * it holds no null), and every RecordBatch is validated as by `validateArrowBatch`.
+ * order, with the same names and exactly the Arrow types Fluss writes for them, children of List,
+ * Map and Struct fields included (a TIMESTAMP_LTZ column or child also takes a timestamp with a
+ * time zone; a nullable field may feed a NOT NULL column when it holds no null), and every
+ * RecordBatch is validated as by `validateArrowBatch`.
  */
 export function validateArrowStream(
   stream: Uint8Array,
@@ -112,7 +115,7 @@ export function validateArrowStream(
   const parsed = readArrowStream(stream, options)
   checkStreamSchema(parsed.fields, rowType)
   // The stream's own readers applied the stream's nullability; NOT NULL columns need a second look.
-  const recheck = parsed.fields.some((f, i) => f.nullable && !rowType.fields[i].type.nullable)
+  const recheck = parsed.fields.some((f, i) => looserNullability(f, rowType.fields[i].type))
   return parsed.messages.map((message, i) => {
     const reader = recheck ? new ArrowBatchReader(message, rowType, options) : parsed.batches[i]
     checkConstrainedValues(reader, rowType)
@@ -163,13 +166,48 @@ function checkStreamSchema(fields: readonly ArrowField[], rowType: RowType): voi
         `Arrow field ${i} is '${field.name}', the table's column ${i} is '${column.name}' (${names})`,
       )
     }
-    if (!sameArrowType(column.type, field.arrowType)) {
+    const mismatch = arrowTypeMismatch(column.type, field, field.name)
+    if (mismatch !== undefined) {
       throw new FlussError(
         'INVALID_REQUEST',
-        `Arrow field '${field.name}' has Arrow type ${describe(field.arrowType)}, column '${column.name}' of type ${typeToString(column.type)} is written as ${describe(columnLayout(column.type).arrowType)}`,
+        `Arrow field '${mismatch.path}' has Arrow type ${mismatch.actual}, column '${column.name}' of type ${typeToString(column.type)} is written as ${mismatch.expected}`,
       )
     }
   })
+}
+
+interface ArrowTypeMismatch {
+  /** The field (`tags`, `tags.element`, `point.x`) whose type differs. */
+  readonly path: string
+  readonly actual: string
+  readonly expected: string
+}
+
+/**
+ * The first field of `field`'s tree (itself, then its children depth-first) whose Arrow type is
+ * not the one Fluss writes for `column`, or undefined when every one is. Children are matched by
+ * position: Fluss names them `element`, `entries`/`key`/`value` and by ROW field name, while other
+ * writers name list elements `item`; ROW field names are checked (the struct's fields are the ROW's).
+ */
+function arrowTypeMismatch(column: DataType, field: ArrowField, path: string): ArrowTypeMismatch | undefined {
+  const layout = columnLayout(column)
+  const differs = (why?: string): ArrowTypeMismatch => ({
+    path,
+    actual: `${describe(field.arrowType)}${why === undefined ? '' : ` (${why})`}`,
+    expected: describe(layout.arrowType),
+  })
+  if (!sameArrowType(column, field.arrowType)) return differs()
+  if (layout.children.length !== field.children.length)
+    return differs(`${field.children.length} children, expected ${layout.children.length}`)
+  for (let i = 0; i < layout.children.length; i++) {
+    const expected = layout.children[i]
+    const actual = field.children[i]
+    if (column.type === 'ROW' && actual.name !== expected.name)
+      return differs(`field ${i} is '${actual.name}', expected '${expected.name}'`)
+    const inner = arrowTypeMismatch(expected.type, actual, `${path}.${actual.name}`)
+    if (inner !== undefined) return inner
+  }
+  return undefined
 }
 
 /** Whether `actual` is the Arrow type Fluss writes for a column of type `column`. */
@@ -210,13 +248,37 @@ function describe(t: ArrowType): string {
   return values.length === 0 ? id : `${id}(${values.join(', ')})`
 }
 
+/** Whether `field` or one of its children is nullable where the column's type (or child) is NOT NULL. */
+function looserNullability(field: ArrowField, type: DataType): boolean {
+  if (field.nullable && !type.nullable) return true
+  const children = columnLayout(type).children
+  return children.some((c, i) => i < field.children.length && looserNullability(field.children[i], c.type))
+}
+
 const CONSTRAINED = new Set(['CHAR', 'DECIMAL', 'TIME_WITHOUT_TIME_ZONE'])
 
-/** Checks the values of the columns whose type allows less than their Arrow layout holds. */
+/** Whether a type is, or holds at any depth, a type that allows less than its Arrow layout. */
+function constrained(t: DataType): boolean {
+  switch (t.type) {
+    case 'ARRAY':
+      return constrained(t.elementType)
+    case 'MAP':
+      return constrained(t.keyType) || constrained(t.valueType)
+    case 'ROW':
+      return t.fields.some(f => constrained(f.type))
+    default:
+      return CONSTRAINED.has(t.type)
+  }
+}
+
+/**
+ * Checks the values of the columns whose type allows less than their Arrow layout holds, at any
+ * depth (a CHAR(3) element of an ARRAY is checked like a CHAR(3) column).
+ */
 function checkConstrainedValues(reader: ArrowBatchReader, rowType: RowType): void {
   const checks: { column: number; check: ValueChecker }[] = []
   rowType.fields.forEach((f, column) => {
-    if (CONSTRAINED.has(f.type.type)) checks.push({ column, check: createValueChecker(f.type, f.name) })
+    if (constrained(f.type)) checks.push({ column, check: createValueChecker(f.type, f.name) })
   })
   if (checks.length === 0) return
   for (let row = 0; row < reader.recordCount; row++) {

@@ -46,5 +46,10 @@ export {
   projectRecordBatch,
   projectRowType,
 } from './projection.js'
-export { type ArrowField, type SchemaMessageOptions, schemaMessage } from './schema.js'
+export {
+  type ArrowField,
+  type FieldMetadataTree,
+  type SchemaMessageOptions,
+  schemaMessage,
+} from './schema.js'
 export { type ArrowStream, readArrowStream, writeArrowStream } from './stream.js'

@@ -13,10 +13,17 @@ import type { ArrowColumn } from './column-reader.js'
 const TWO_32 = 4294967296
 const EMPTY = new Uint8Array(0)
 
-/** The buffers of one output column (validity, [offsets,] data) and its null count. */
+/**
+ * The buffers of one output column (validity, [offsets,] data; validity, [offsets] for a List, Map
+ * or Struct level), its null count, and for nested columns its length and children.
+ */
 export interface LakeColumnBuffers {
   readonly buffers: readonly Uint8Array[]
   readonly nullCount: number
+  /** The number of values (the batch's row count when absent). */
+  readonly length?: number
+  /** Children of a List, Map or Struct column, in layout order. */
+  readonly children?: readonly LakeColumnBuffers[]
 }
 
 type Converter = (c: ArrowColumn, buffers: readonly Uint8Array[], name: string) => LakeColumnBuffers

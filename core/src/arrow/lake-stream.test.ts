@@ -170,17 +170,4 @@ describe('LakeArrowStreamWriter', () => {
     ).toThrow(expect.objectContaining({ errorName: 'INVALID_REQUEST' }))
     expect(w.recordCount).toBe(0)
   })
-
-  it('refuses nested columns, which are not tiered yet', () => {
-    const userRowType = DataTypes.ROW([
-      { name: 'id', type: DataTypes.INT(), fieldId: 0 },
-      { name: 'tags', type: DataTypes.ARRAY(DataTypes.STRING()), fieldId: 1 },
-    ])
-    expect(() => new LakeArrowStreamWriter({ userRowType, fieldIds: [1, 2, 3, 4, 5] })).toThrow(
-      expect.objectContaining({
-        errorName: 'INVALID_REQUEST',
-        message: "column 'tags' of type ARRAY<STRING>: nested columns are not tiered into the lake yet",
-      }),
-    )
-  })
 })

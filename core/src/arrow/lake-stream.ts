@@ -1,13 +1,12 @@
 import { FlussError } from '../errors/index.js'
-import { isNested, type RowType, typeToString } from '../types/data-type.js'
+import type { RowType } from '../types/data-type.js'
+import { decodeBatchColumns } from './batch-columns.js'
 import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './batch-reader.js'
 import { type ColumnLayout, rowLayouts } from './column-layout.js'
-import { decodeColumn } from './column-reader.js'
 import { pad8 } from './column-writer.js'
-import { decompressPiece } from './compression.js'
 import { corrupt } from './flatbuf-reader.js'
-import { getInt64Number } from './int64.js'
-import { type LakeColumnBuffers, lakeColumnConverter, nullColumn } from './lake-columns.js'
+import { flattenColumnTree, lakeColumnTree, nullColumnTree } from './lake-column-tree.js'
+import type { LakeColumnBuffers } from './lake-columns.js'
 import {
   checkPosition,
   type LakeBatchPosition,
@@ -16,27 +15,28 @@ import {
   systemColumns,
 } from './lake-system-columns.js'
 import {
-  bufferRegion,
   CODEC_NONE,
   type RecordBatchHeader,
   readRecordBatchHeader,
   recordBatchMetadataSize,
   writeRecordBatchHeader,
 } from './message.js'
-import { schemaMessage } from './schema.js'
+import { type FieldMetadataTree, schemaMessage } from './schema.js'
 
 /**
  * Fluss ARROW log batches → one uncompressed Arrow IPC stream for a lake data file, without
  * decoding values: each RecordBatch message is validated and decompressed buffer by buffer, its
  * buffers are reused as they are (or converted at buffer level where the lake type differs:
  * TINYINT/SMALLINT widened to INT, TIME and TIMESTAMP rescaled to microseconds, columns added by
- * a later schema filled with nulls), and three system columns are appended:
+ * a later schema filled with nulls; List, Map and Struct columns keep their validity and offsets
+ * and have their children converted the same way), and three system columns are appended:
  *
  *   __bucket int32 NOT NULL, __offset int64 NOT NULL, __timestamp timestamp(us, UTC) NOT NULL
  *
  * (`__offset` = the batch's base offset + row, `__timestamp` = the batch commit time). Every field
- * of the stream's schema carries its lake field id as `PARQUET:field_id`, and TIMESTAMP_LTZ columns
- * declare time zone UTC, so Parquet writers produce Iceberg-conformant files.
+ * of the stream's schema carries its lake field id as `PARQUET:field_id` (nested children theirs,
+ * from `fieldMetadataTrees`), and TIMESTAMP_LTZ columns declare time zone UTC, so Parquet writers
+ * produce Iceberg-conformant files.
  */
 
 const END_OF_STREAM = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0])
@@ -52,6 +52,8 @@ export interface LakeStreamSchema {
    * it, a batch's columns are the user columns or a prefix of them, by position.
    */
   readonly sourceColumnIds?: readonly number[]
+  /** Metadata of the nested children of the user columns (their field ids), by column position. */
+  readonly fieldMetadataTrees?: ReadonlyArray<FieldMetadataTree | undefined>
   /** Custom metadata of the stream's schema. */
   readonly metadata?: Readonly<Record<string, string>>
   /** Upper bound on the decompressed size of one input batch (default 256 MiB). */
@@ -86,16 +88,10 @@ export class LakeArrowStreamWriter {
         `${schema.fieldIds.length} field ids given for ${this.rowType.fields.length} lake columns`,
       )
     }
-    const nested = schema.userRowType.fields.find(f => isNested(f.type))
-    if (nested !== undefined) {
-      throw new FlussError(
-        'INVALID_REQUEST',
-        `column '${nested.name}' of type ${typeToString(nested.type)}: nested columns are not tiered into the lake yet`,
-      )
-    }
     this.layouts = rowLayouts(this.rowType)
     this.schemaBytes = schemaMessage(this.rowType, {
       fieldMetadata: schema.fieldIds.map(id => ({ [PARQUET_FIELD_ID_METADATA_KEY]: String(id) })),
+      ...(schema.fieldMetadataTrees === undefined ? {} : { fieldMetadataTrees: schema.fieldMetadataTrees }),
       timestampLtzTimezone: 'UTC',
       ...(schema.metadata === undefined ? {} : { metadata: schema.metadata }),
     })
@@ -145,12 +141,7 @@ export class LakeArrowStreamWriter {
       )
     }
     const sourceLayouts = rowLayouts(source)
-    const pieces = this.decompressed(message, view, header, sourceLayouts)
-    const firstBuffer: number[] = []
-    sourceLayouts.reduce((b, l) => {
-      firstBuffer.push(b)
-      return b + l.bufferCount
-    }, 0)
+    const decoded = decodeBatchColumns(message, view, header, source, this.maxUncompressedBytes)
     const out: LakeColumnBuffers[] = []
     for (let c = 0; c < target.fields.length; c++) {
       const to = target.fields[c]
@@ -158,67 +149,26 @@ export class LakeArrowStreamWriter {
       if (s < 0 || s >= source.fields.length) {
         if (!to.type.nullable)
           throw new FlussError('INVALID_REQUEST', `NOT NULL column '${to.name}' is missing`)
-        out.push(nullColumn(this.layouts[c], header.length))
+        out.push(nullColumnTree(this.layouts[c], header.length))
         continue
       }
       const from = source.fields[s]
-      const layout = sourceLayouts[s]
-      const buffers = pieces.slice(firstBuffer[s], firstBuffer[s] + layout.bufferCount)
-      const at = header.nodes + 16 * s
-      const length = getInt64Number(view, at)
-      const nullCount = getInt64Number(view, at + 8)
-      if (length !== header.length)
-        throw corrupt(`column '${from.name}' has ${length} values, not ${header.length}`)
-      if (!(nullCount >= 0 && nullCount <= length))
-        throw corrupt(`column '${from.name}' has null count ${nullCount}`)
-      if (nullCount > 0 && !(from.type.nullable && to.type.nullable))
-        throw corrupt(`NOT NULL column '${to.name}' has ${nullCount} nulls`)
-      const scale = from.type.type === 'DECIMAL' ? from.type.scale : 0
-      const column = decodeColumn(from.name, layout, scale, length, nullCount, buffers)
-      const convert = lakeColumnConverter(to.name, from.type, layout, to.type, this.layouts[c])
-      const converted = convert(column, buffers, to.name)
-      out.push(column.allNull ? withValidity(converted, length) : converted)
+      const column = decoded[s]
+      if (column.nullCount > 0 && !to.type.nullable)
+        throw corrupt(`NOT NULL column '${to.name}' has ${column.nullCount} nulls`)
+      out.push(lakeColumnTree(to.name, from.type, sourceLayouts[s], to.type, this.layouts[c], column))
     }
     return out
   }
 
-  /** Every buffer of the message, decompressed, after checking counts and bounds. */
-  private decompressed(
-    message: Uint8Array,
-    view: DataView,
-    header: RecordBatchHeader,
-    layouts: readonly ColumnLayout[],
-  ): Uint8Array[] {
-    const expectedBuffers = layouts.reduce((sum, l) => sum + l.totalBufferCount, 0)
-    if (header.nodeCount !== layouts.length || header.bufferCount !== expectedBuffers) {
-      throw corrupt(
-        `batch has ${header.nodeCount} columns and ${header.bufferCount} buffers, the schema needs ${layouts.length} and ${expectedBuffers}`,
-      )
-    }
-    const region = { offset: 0, length: 0 }
-    const pieces: Uint8Array[] = []
-    const bodyStart = header.frame.bodyStart
-    let total = 0
-    for (let i = 0; i < header.bufferCount; i++) {
-      bufferRegion(view, header, i, region)
-      const piece = message.subarray(bodyStart + region.offset, bodyStart + region.offset + region.length)
-      const raw =
-        header.codec === CODEC_NONE ? piece : decompressPiece(header.codec, piece, this.maxUncompressedBytes)
-      total += raw.length
-      if (total > this.maxUncompressedBytes) {
-        throw corrupt(`batch holds more than ${this.maxUncompressedBytes} uncompressed bytes`)
-      }
-      pieces.push(raw)
-    }
-    return pieces
-  }
-
   private addBatch(rows: number, columns: readonly LakeColumnBuffers[]): void {
-    const pieces = columns.flatMap(c => c.buffers)
-    const nodes = new Float64Array(2 * columns.length)
-    columns.forEach((c, i) => {
-      nodes[2 * i] = rows
-      nodes[2 * i + 1] = c.nullCount
+    const flat: { length: number; nullCount: number }[] = []
+    const pieces: Uint8Array[] = []
+    for (const c of columns) flattenColumnTree(c, rows, flat, pieces)
+    const nodes = new Float64Array(2 * flat.length)
+    flat.forEach((n, i) => {
+      nodes[2 * i] = n.length
+      nodes[2 * i + 1] = n.nullCount
     })
     const buffers = new Float64Array(2 * pieces.length)
     let body = 0
@@ -227,11 +177,11 @@ export class LakeArrowStreamWriter {
       buffers[2 * i + 1] = p.length
       body += pad8(p.length)
     })
-    const meta = recordBatchMetadataSize(columns.length, pieces.length, CODEC_NONE)
+    const meta = recordBatchMetadataSize(flat.length, pieces.length, CODEC_NONE)
     const header = new Uint8Array(8 + meta)
     writeRecordBatchHeader(header, 0, {
       length: rows,
-      nodeCount: columns.length,
+      nodeCount: flat.length,
       nodes,
       bufferCount: pieces.length,
       buffers,
@@ -268,10 +218,4 @@ export class LakeArrowStreamWriter {
     this.bytes = 0
     this.rows = 0
   }
-}
-
-/** An all-null column stored without a validity bitmap gets an explicit (all-zero) one. */
-function withValidity(c: LakeColumnBuffers, rows: number): LakeColumnBuffers {
-  if (c.buffers[0].length > 0) return c
-  return { ...c, buffers: [new Uint8Array((rows + 7) >> 3), ...c.buffers.slice(1)] }
 }

@@ -20,9 +20,24 @@ export interface ArrowField {
 /** Deepest field nesting read from a schema (a guard against stack exhaustion). */
 const MAX_FIELD_DEPTH = 64
 
+/**
+ * Custom metadata of a field and of its children, in the order of the field's Arrow children: a
+ * List's element; a Map's `entries` struct, whose children are `key` and `value`; a Struct's fields.
+ */
+export interface FieldMetadataTree {
+  readonly metadata?: Readonly<Record<string, string>>
+  readonly children?: ReadonlyArray<FieldMetadataTree | undefined>
+}
+
 export interface SchemaMessageOptions {
   /** Custom metadata per field, by field position (e.g. `{ 'PARQUET:field_id': '3' }`). */
   readonly fieldMetadata?: ReadonlyArray<Readonly<Record<string, string>> | undefined>
+  /**
+   * Custom metadata of nested children, by field position (e.g. Parquet field ids of list
+   * elements, map keys and values, struct fields). A tree's own `metadata` applies to the field
+   * when `fieldMetadata` has none for it.
+   */
+  readonly fieldMetadataTrees?: ReadonlyArray<FieldMetadataTree | undefined>
   /** Custom metadata of the schema itself. */
   readonly metadata?: Readonly<Record<string, string>>
   /**
@@ -59,7 +74,9 @@ export function schemaMessage(rowType: RowType, options: SchemaMessageOptions = 
   const fields = w.refVector(rowType.fields.length)
   w.patch(schemaRefs[0], fields.vector)
   rowType.fields.forEach((f, i) => {
-    const field = writeField(w, f.name, f.type, columnLayout(f.type), options, options.fieldMetadata?.[i])
+    const tree = options.fieldMetadataTrees?.[i]
+    const metadata = options.fieldMetadata?.[i] ?? tree?.metadata
+    const field = writeField(w, f.name, f.type, columnLayout(f.type), options, metadata, tree?.children)
     w.patch(fields.data + 4 * i, field)
   })
   if (options.metadata) writeKeyValues(w, schemaRefs[1], options.metadata)
@@ -80,6 +97,7 @@ function writeField(
   layout: ColumnLayout,
   options: SchemaMessageOptions,
   metadata: Readonly<Record<string, string>> | undefined,
+  childTrees?: ReadonlyArray<FieldMetadataTree | undefined>,
 ): number {
   let arrowType = layout.arrowType
   if (type.type === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE' && options.timestampLtzTimezone !== undefined) {
@@ -101,7 +119,11 @@ function writeField(
   const children = w.refVector(layout.children.length)
   w.patch(refs[2], children.vector)
   layout.children.forEach((c, i) => {
-    w.patch(children.data + 4 * i, writeField(w, c.name, c.type, c.layout, options, undefined))
+    const tree = childTrees?.[i]
+    w.patch(
+      children.data + 4 * i,
+      writeField(w, c.name, c.type, c.layout, options, tree?.metadata, tree?.children),
+    )
   })
   if (metadata) writeKeyValues(w, refs[3], metadata)
   return table

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Configuration } from '@sluice/core/config'
 import type { TableInfo } from '@sluice/core/metadata'
 import { MetricRegistry } from '@sluice/core/metrics'
@@ -44,5 +45,17 @@ describe('TieringMetrics', () => {
     expect(text).toContain('fluss_tiering_table_failures_total{database="db",table="orders"} 1')
     expect(text).toContain('fluss_tiering_table_records_total{database="db",table="orders"} 120')
     expect(text).toContain('fluss_tiering_table_tierDuration{database="db",table="orders"} 800')
+  })
+  it('serves every tiering metric the Grafana dashboard charts', async () => {
+    const dashboard = readFileSync(
+      new URL('../../../docs/grafana/sluice-dashboard.json', import.meta.url),
+      'utf8',
+    )
+    const charted = new Set(dashboard.match(/fluss_tiering_\w+/g) ?? [])
+    expect(charted.size).toBeGreaterThan(0)
+    new TieringMetrics(registry, () => 0).observeTable(info, { lastRoundEndMs: 0 } as LakeItem)
+    const text = await registry.metrics()
+    const missing = [...charted].filter(name => !text.includes(`# TYPE ${name.replace(/_bucket$/, '')} `))
+    expect(missing).toEqual([])
   })
 })

@@ -43,10 +43,11 @@ export function lakePartitioningOf(tableInfo: TableInfo, schema: LakeSchema, spe
     const column = schema.columns.find(c => c.name === key && c.rowIndex >= 0)
     if (column === undefined)
       throw new FlussError('INVALID_TABLE_EXCEPTION', `Partition key '${key}' is no column.`)
-    if (!PARTITION_TYPES.has(column.icebergType)) {
+    const icebergType = column.icebergType
+    if (typeof icebergType !== 'string' || !PARTITION_TYPES.has(icebergType)) {
       throw new FlussError(
         'INVALID_TABLE_EXCEPTION',
-        `Partition key '${key}' has lake type ${column.icebergType}; the lake supports string, int, long, date and boolean partition keys.`,
+        `Partition key '${key}' has lake type ${typeof icebergType === 'string' ? icebergType : icebergType.type}; the lake supports string, int, long, date and boolean partition keys.`,
       )
     }
     return {
@@ -56,7 +57,7 @@ export function lakePartitioningOf(tableInfo: TableInfo, schema: LakeSchema, spe
         'source-id': column.fieldId,
         'field-id': PARTITION_FIELD_ID_BASE + i,
       },
-      icebergType: column.icebergType,
+      icebergType,
       rowIndex: column.rowIndex,
     }
   })

@@ -46,7 +46,13 @@ describe('Iceberg schema evolution', () => {
     )
     const next = evolvedIcebergSchema(metadata(), widened)
     expect(next?.['schema-id']).toBe(1)
-    const md = withCurrentSchema(metadata(), 'm0.json', next as NonNullable<typeof next>, 5)
+    const md = withCurrentSchema(
+      metadata(),
+      'm0.json',
+      next as NonNullable<typeof next>,
+      widened.lastColumnId,
+      5,
+    )
     expect([md['current-schema-id'], md.schemas.length, md['metadata-log'].length]).toEqual([1, 2, 1])
     expect(md['last-column-id']).toBe(base.lastColumnId)
   })

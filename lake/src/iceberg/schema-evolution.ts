@@ -1,6 +1,7 @@
 import { FlussError } from '@sluice/core/errors'
+import { sameIcebergType } from './nested-schema.js'
 import type { LakeSchema } from './schema.js'
-import type { IcebergSchema, TableMetadata } from './types.js'
+import type { IcebergSchema, IcebergType, TableMetadata } from './types.js'
 
 /**
  * Iceberg schema evolution of a lake table after its Fluss table changed (`ALTER TABLE`): fields
@@ -13,15 +14,21 @@ import type { IcebergSchema, TableMetadata } from './types.js'
 
 const DECIMAL = /^decimal\((\d+),\s*(\d+)\)$/
 
-/** Whether Iceberg reads values of type `from` as `to` (the same type, or a promotion). */
-export function isIcebergPromotion(from: string, to: string): boolean {
-  if (from === to) return true
+/**
+ * Whether Iceberg reads values of type `from` as `to`: the same type, or a promotion of a primitive
+ * (list, map and struct types must stay as they are).
+ */
+export function isIcebergPromotion(from: IcebergType, to: IcebergType): boolean {
+  if (sameIcebergType(from, to)) return true
+  if (typeof from !== 'string' || typeof to !== 'string') return false
   if (from === 'int' && to === 'long') return true
   if (from === 'float' && to === 'double') return true
   const a = DECIMAL.exec(from)
   const b = DECIMAL.exec(to)
   return a !== null && b !== null && a[2] === b[2] && Number(b[1]) >= Number(a[1])
 }
+
+const typeText = (t: IcebergType) => (typeof t === 'string' ? t : JSON.stringify(t))
 
 function refuse(message: string): FlussError {
   return new FlussError('INVALID_TABLE_EXCEPTION', `The lake table cannot follow the Fluss table: ${message}`)
@@ -50,13 +57,15 @@ export function evolvedIcebergSchema(md: TableMetadata, next: LakeSchema): Icebe
       continue
     }
     if (!isIcebergPromotion(old.type, f.type))
-      throw refuse(`field ${old.name} (id ${f.id}) cannot change from ${old.type} to ${f.type}`)
+      throw refuse(
+        `field ${old.name} (id ${f.id}) cannot change from ${typeText(old.type)} to ${typeText(f.type)}`,
+      )
     if (!old.required && f.required) throw refuse(`field ${old.name} (id ${f.id}) cannot become required`)
     const sameAt = current.fields[i]?.id === f.id
     if (
       !sameAt ||
       old.name !== f.name ||
-      old.type !== f.type ||
+      !sameIcebergType(old.type, f.type) ||
       old.required !== f.required ||
       old.doc !== f.doc
     )

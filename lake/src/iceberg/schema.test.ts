@@ -73,13 +73,10 @@ describe('lake schema', () => {
     expect(b.iceberg.fields.at(-1)?.id).toBe(a.iceberg.fields.at(-1)?.id)
   })
 
-  it('refuses reserved column names and nested types', () => {
+  it('refuses reserved column names', () => {
     expect(() => lakeSchemaOf(tableInfoOf({ columns: [['__offset', DataTypes.INT()]] }))).toThrow(
       expect.objectContaining({ name: 'FlussError(INVALID_TABLE_EXCEPTION)' }),
     )
-    expect(() =>
-      lakeSchemaOf(tableInfoOf({ columns: [['tags', DataTypes.ARRAY(DataTypes.STRING())]] })),
-    ).toThrow(/nested/)
   })
 
   it('partitions by identity of the partition columns, then identity(__bucket)', () => {

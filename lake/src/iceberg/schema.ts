@@ -1,3 +1,4 @@
+import type { FieldMetadataTree } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
 import type { TableInfo } from '@sluice/core/metadata'
 import {
@@ -8,7 +9,8 @@ import {
   typeToString,
   withNullability,
 } from '@sluice/core/types'
-import type { IcebergField, IcebergSchema } from './types.js'
+import { icebergColumnType, sameIcebergField } from './nested-schema.js'
+import type { IcebergField, IcebergSchema, IcebergType } from './types.js'
 
 /**
  * The lake schema of a Fluss table: its columns as Iceberg fields, then the system columns
@@ -28,7 +30,8 @@ import type { IcebergField, IcebergSchema } from './types.js'
  * (FIXED_LEN_BYTE_ARRAY); DECIMAL(p, s) → decimal(p, s) (INT32/INT64/FIXED by precision);
  * DATE → date; TIME(p) → time (INT64 micros); TIMESTAMP(p) → timestamp (INT64 micros, not UTC);
  * TIMESTAMP_LTZ(p) → timestamptz (INT64 micros, adjusted to UTC). Precisions above 6 are truncated
- * to microseconds, the finest unit of format v2. Nested types (ARRAY, MAP, ROW) are refused.
+ * to microseconds, the finest unit of format v2. ARRAY → list, MAP → map, ROW → struct, with field
+ * ids on every nested field (see `nested-schema.ts`) and the same conversions inside.
  */
 
 export const BUCKET_COLUMN_NAME = '__bucket'
@@ -47,10 +50,12 @@ const SYSTEM_COLUMN_NAMES: ReadonlySet<string> = new Set([
 export interface LakeColumn {
   readonly name: string
   readonly fieldId: number
-  readonly icebergType: string
+  readonly icebergType: IcebergType
   readonly required: boolean
   /** The type written to Arrow and Parquet (widened integers, microsecond time units). */
   readonly lakeType: DataType
+  /** `PARQUET:field_id` of the nested children of a list, map or struct column. */
+  readonly nestedFieldIds?: FieldMetadataTree
   /** Position in the Fluss row, or -1 for a system column. */
   readonly rowIndex: number
 }
@@ -71,7 +76,10 @@ function invalidTable(message: string): FlussError {
   return new FlussError('INVALID_TABLE_EXCEPTION', message)
 }
 
-/** The Iceberg type string and the Arrow-side type of a Fluss column type. */
+/**
+ * The Iceberg type string and the Arrow-side type of a primitive Fluss type (nested types need
+ * their field ids: `icebergColumnType`).
+ */
 export function icebergTypeOf(t: DataType): { icebergType: string; lakeType: DataType } {
   const keep = (icebergType: string) => ({ icebergType, lakeType: t })
   const as = (icebergType: string, lake: DataType) => ({
@@ -111,7 +119,7 @@ export function icebergTypeOf(t: DataType): { icebergType: string; lakeType: Dat
     case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
       return as('timestamptz', DataTypes.TIMESTAMP_LTZ(6))
     default:
-      throw invalidTable(`column type ${typeToString(t)} cannot be tiered to Iceberg yet (nested types)`)
+      throw invalidTable(`type ${typeToString(t)} is not an Iceberg primitive type`)
   }
 }
 
@@ -140,6 +148,7 @@ function systemColumns(): LakeColumn[] {
 
 /** The lake schema of a Fluss table; INVALID_TABLE_EXCEPTION when the table cannot be tiered. */
 export function lakeSchemaOf(tableInfo: TableInfo, schemaId = 0): LakeSchema {
+  const nestedFieldIds: number[] = []
   const userColumns = tableInfo.schema.columns.map((c, rowIndex): LakeColumn => {
     if (SYSTEM_COLUMN_NAMES.has(c.name)) {
       throw invalidTable(`Column '${c.name}' conflicts with a reserved system column name of the lake table.`)
@@ -149,7 +158,8 @@ export function lakeSchemaOf(tableInfo: TableInfo, schemaId = 0): LakeSchema {
         `Column '${c.name}' has column id ${c.columnId}, outside 0..${SYSTEM_FIELD_ID_BASE - 2}`,
       )
     }
-    const { icebergType, lakeType } = icebergTypeOf(c.type)
+    const { icebergType, lakeType, children, nestedIds } = icebergColumnType(c.type, c.columnId, c.name)
+    nestedFieldIds.push(...nestedIds)
     return {
       name: c.name,
       fieldId: c.columnId + 1,
@@ -157,6 +167,7 @@ export function lakeSchemaOf(tableInfo: TableInfo, schemaId = 0): LakeSchema {
       required: !c.type.nullable,
       lakeType,
       rowIndex,
+      ...(children === undefined ? {} : { nestedFieldIds: { children } }),
     }
   })
   const columns = [...userColumns, ...systemColumns()]
@@ -182,7 +193,7 @@ export function lakeSchemaOf(tableInfo: TableInfo, schemaId = 0): LakeSchema {
     nullable: false,
     fields: columns.map(c => ({ name: c.name, type: c.lakeType, fieldId: c.fieldId })),
   }
-  const lastColumnId = Math.max(...columns.map(c => c.fieldId))
+  const lastColumnId = Math.max(...columns.map(c => c.fieldId), ...nestedFieldIds)
   return { columns, iceberg, rowType, primaryKeyFieldIds, primaryKeyIndexes, lastColumnId }
 }
 
@@ -198,9 +209,6 @@ export function sameFields(a: IcebergSchema, b: IcebergSchema): boolean {
   return (
     ids(a) === ids(b) &&
     a.fields.length === b.fields.length &&
-    a.fields.every((f, i) => {
-      const g = b.fields[i]
-      return f.id === g.id && f.name === g.name && f.type === g.type && f.required === g.required
-    })
+    a.fields.every((f, i) => sameIcebergField(f, b.fields[i]))
   )
 }

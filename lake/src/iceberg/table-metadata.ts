@@ -161,19 +161,22 @@ export function withoutSnapshots(
   }
 }
 
-/** `base` with `schema` added as its current schema (schema evolution; no new snapshot). */
+/**
+ * `base` with `schema` added as its current schema (schema evolution; no new snapshot);
+ * `lastColumnId` is the highest field id `schema` uses, nested ones included.
+ */
 export function withCurrentSchema(
   base: TableMetadata,
   baseLocation: string,
   schema: IcebergSchema,
+  lastColumnId: number,
   nowMs: number,
   previousVersionsMax = DEFAULT_PREVIOUS_VERSIONS_MAX,
 ): TableMetadata {
-  const lastColumnId = Math.max(base['last-column-id'], ...schema.fields.map(f => f.id))
   return {
     ...base,
     'last-updated-ms': Math.max(nowMs, base['last-updated-ms']),
-    'last-column-id': lastColumnId,
+    'last-column-id': Math.max(base['last-column-id'], lastColumnId),
     'current-schema-id': schema['schema-id'],
     schemas: [...base.schemas, schema],
     'metadata-log': metadataLogAfter(base, baseLocation, previousVersionsMax),

@@ -9,11 +9,35 @@ export const FORMAT_VERSION = 2
 /** Iceberg primitive type strings (`decimal(10, 2)`, `fixed[16]` included). */
 export type IcebergPrimitive = string
 
+/** An Iceberg type as table metadata stores it: a primitive's name, or a list, map or struct. */
+export type IcebergType = IcebergPrimitive | IcebergListType | IcebergMapType | IcebergStructType
+
+export interface IcebergListType {
+  readonly type: 'list'
+  readonly 'element-id': number
+  readonly element: IcebergType
+  readonly 'element-required': boolean
+}
+
+export interface IcebergMapType {
+  readonly type: 'map'
+  readonly 'key-id': number
+  readonly key: IcebergType
+  readonly 'value-id': number
+  readonly value: IcebergType
+  readonly 'value-required': boolean
+}
+
+export interface IcebergStructType {
+  readonly type: 'struct'
+  readonly fields: readonly IcebergField[]
+}
+
 export interface IcebergField {
   readonly id: number
   readonly name: string
   readonly required: boolean
-  readonly type: IcebergPrimitive
+  readonly type: IcebergType
   readonly doc?: string
 }
 

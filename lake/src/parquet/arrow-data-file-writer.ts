@@ -65,6 +65,7 @@ export class ArrowDataFileWriter {
       },
       fieldIds: ctx.schema.columns.map(c => c.fieldId),
       sourceColumnIds: user.map(c => flussColumnIdOf(c.fieldId)),
+      fieldMetadataTrees: user.map(c => c.nestedFieldIds),
     })
     this.stats = this.newStats()
   }
@@ -145,6 +146,8 @@ export class ArrowDataFileWriter {
       upperBounds.set(id, toBoundBytes(type, upper as never))
     }
     ctx.schema.columns.forEach((c, i) => {
+      // Iceberg keeps metrics of primitive (leaf) fields only: list, map and struct columns get none.
+      if (typeof c.icebergType !== 'string') return
       valueCounts.set(c.fieldId, stats.rows)
       nullValueCounts.set(c.fieldId, stats.nulls[i])
     })

@@ -16,8 +16,13 @@ export const STRING_BOUND_BYTES_MAX = 64
 
 type Kind = 'none' | 'number' | 'bigint' | 'string' | 'boolean' | 'decimal' | 'time' | 'timestamp'
 
+/** The column's Iceberg primitive type name, or '' for a list, map or struct column. */
+function primitiveOf(column: LakeColumn): string {
+  return typeof column.icebergType === 'string' ? column.icebergType : ''
+}
+
 function kindOf(column: LakeColumn): Kind {
-  switch (baseType(column.icebergType)) {
+  switch (baseType(primitiveOf(column))) {
     case 'int':
     case 'date':
       return 'number'
@@ -83,7 +88,7 @@ export class ColumnStats {
 
   constructor(readonly column: LakeColumn) {
     this.kind = kindOf(column)
-    const m = /^decimal\(\d+,\s*(\d+)\)$/.exec(column.icebergType)
+    const m = /^decimal\(\d+,\s*(\d+)\)$/.exec(primitiveOf(column))
     this.scale = m === null ? 0 : Number(m[1])
   }
 
@@ -139,7 +144,7 @@ export class ColumnStats {
 
   private bound(v: Exclude<Value, null> | undefined): Uint8Array | undefined {
     if (v === undefined || this.kind === 'none') return undefined
-    const bytes = toBoundBytes(this.column.icebergType, this.icebergValue(v))
+    const bytes = toBoundBytes(primitiveOf(this.column), this.icebergValue(v))
     return this.kind === 'string' && bytes.length > STRING_BOUND_BYTES_MAX ? undefined : bytes
   }
 
@@ -167,6 +172,8 @@ export function fileMetrics(stats: readonly ColumnStats[]): FileMetrics {
     upperBounds: new Map(),
   }
   for (const s of stats) {
+    // Iceberg keeps metrics of primitive (leaf) fields only: list, map and struct columns get none.
+    if (primitiveOf(s.column) === '') continue
     const id = s.column.fieldId
     m.valueCounts.set(id, s.values)
     m.nullValueCounts.set(id, s.nulls)

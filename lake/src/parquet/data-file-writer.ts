@@ -138,6 +138,7 @@ export class DataFileWriter {
       rowType: ctx.schema.rowType,
       batches: this.batches,
       fieldIds: ctx.schema.columns.map(c => c.fieldId),
+      fieldMetadataTrees: ctx.schema.columns.map(c => c.nestedFieldIds),
       keyValueMetadata: { 'iceberg.schema': stringifyJson(ctx.schema.iceberg) },
       rowGroupRows: ctx.options.rowGroupRows,
     })

@@ -1,11 +1,12 @@
-import { writeArrowStream } from '@sluice/core/arrow'
+import { type FieldMetadataTree, writeArrowStream } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
 import type { RowType } from '@sluice/core/types'
 import { Compression, Table, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm/node'
 
 /**
- * Arrow record batches → one Parquet file (ZSTD), through parquet-wasm. Every column carries its
- * Iceberg field id (Arrow field metadata `PARQUET:field_id`); TIMESTAMP_LTZ columns are declared
+ * Arrow record batches → one Parquet file (ZSTD), through parquet-wasm. Every column, and every
+ * nested field of a list, map or struct column, carries its Iceberg field id (Arrow field metadata
+ * `PARQUET:field_id`); TIMESTAMP_LTZ columns are declared
  * with time zone UTC so that Parquet marks them adjusted to UTC (Iceberg timestamptz). The Arrow
  * stream handed to parquet-wasm is uncompressed: its arrow-rs build cannot decompress IPC bodies.
  */
@@ -18,6 +19,8 @@ export interface ParquetEncodeInput {
   readonly batches: readonly Uint8Array[]
   /** Iceberg field id of each column of `rowType`. */
   readonly fieldIds: readonly number[]
+  /** Field ids of the nested children of each column (list, map and struct columns). */
+  readonly fieldMetadataTrees?: ReadonlyArray<FieldMetadataTree | undefined>
   /** File key/value metadata (`iceberg.schema`, delete-file markers). */
   readonly keyValueMetadata: Readonly<Record<string, string>>
   readonly rowGroupRows: number
@@ -26,6 +29,7 @@ export interface ParquetEncodeInput {
 export function encodeParquet(input: ParquetEncodeInput): Uint8Array {
   const ipc = writeArrowStream(input.rowType, input.batches, {
     fieldMetadata: input.fieldIds.map(id => ({ [PARQUET_FIELD_ID_KEY]: String(id) })),
+    ...(input.fieldMetadataTrees === undefined ? {} : { fieldMetadataTrees: input.fieldMetadataTrees }),
     timestampLtzTimezone: 'UTC',
   })
   return encodeParquetStream(ipc, input.keyValueMetadata, input.rowGroupRows)

@@ -89,6 +89,17 @@ export class ProcessDriver implements Driver {
     await this.call(['upsert', db, table, this.file('ops', ops)])
   }
 
+  /**
+   * Like `upsert`, returning for every upsert and delete (flushes left out) the log end offset its
+   * PutKv batch was acknowledged with (Java only: `UpsertResult#getLogEndOffset`).
+   */
+  async upsertWithOffsets(db: string, table: string, ops: readonly KvOp[]): Promise<number[]> {
+    const result = await this.call(['upsert', db, table, this.file('ops', ops)])
+    const offsets = result.logEndOffsets
+    if (!Array.isArray(offsets)) throw new Error(`${this.name} upsert reported no logEndOffsets`)
+    return offsets as number[]
+  }
+
   async lookup(
     db: string,
     table: string,

@@ -111,7 +111,9 @@ export class SdkDriver implements Driver {
   /** Upserts and deletes in order (a partial update through a writer of its columns), then flushes. */
   async upsert(db: string, table: string, ops: readonly KvOp[]): Promise<void> {
     const t = await this.#table(db, table)
-    const types = t.getTableInfo().rowType.fields.map(f => f.type)
+    const fields = t.getTableInfo().rowType.fields
+    const types = fields.map(f => f.type)
+    const names = fields.map(f => f.name)
     const writers = new Map<string, UpsertWriter>()
     const writerOf = (columns: readonly string[] | undefined) => {
       const key = columns?.join(',') ?? ''
@@ -128,7 +130,9 @@ export class SdkDriver implements Driver {
           for (const w of writers.values()) await w.flush()
           continue
         }
-        const row: Row = op.row.map((v, k) => fromCanonical(v, types[k]))
+        const full: Row = op.row.map((v, k) => fromCanonical(v, types[k]))
+        // A partial update's writer takes the values of its target columns only.
+        const row = op.columns ? op.columns.map(name => full[names.indexOf(name)]) : full
         const w = writerOf(op.columns)
         const wait = op.op === 'upsert' ? w.upsert(row) : w.delete(row)
         if (wait) await wait

@@ -3,7 +3,7 @@ text to the Python values pyfluss writes, and from what pyfluss reads (Python ob
 arrays) back to canonical text."""
 
 import datetime as dt
-import re
+import json
 import struct
 from decimal import Decimal
 
@@ -12,53 +12,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dataset import decimal_text, float_text
+from fluss_type import FlussType
 
 EPOCH_DATE = dt.date(1970, 1, 1)
 EPOCH = dt.datetime(1970, 1, 1)
 EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
-_TYPE = re.compile(r"^([a-z_]+)(?:\((\d+)(?:,\s*(\d+))?\))?( not null)?$")
-
-
-class FlussType:
-    """A Fluss type as pyfluss prints it (`decimal(10,2)`, `timestamp_ltz(9)`, `int NOT NULL`)."""
-
-    def __init__(self, text):
-        m = _TYPE.match(text.strip().lower())
-        if not m:
-            raise ValueError("unsupported type %r" % text)
-        self.root = m.group(1)
-        self.n = int(m.group(2)) if m.group(2) else None
-        self.m = int(m.group(3)) if m.group(3) else None
-        self.nullable = m.group(4) is None
-        if self.root in ("timestamp", "timestamp_ltz") and self.n is None:
-            self.n = 6
-
-    def arrow(self):
-        """The pyarrow type that makes pyfluss create this Fluss type (CHAR(n) has none: STRING)."""
-        simple = {"boolean": pa.bool_(), "tinyint": pa.int8(), "smallint": pa.int16(), "int": pa.int32(),
-                  "bigint": pa.int64(), "float": pa.float32(), "double": pa.float64(), "string": pa.string(),
-                  "char": pa.string(), "bytes": pa.binary(), "date": pa.date32()}
-        if self.root in simple:
-            return simple[self.root]
-        if self.root == "decimal":
-            return pa.decimal128(self.n, self.m or 0)
-        if self.root == "binary":
-            return pa.binary(self.n)
-        p = self.n or 0
-        if self.root == "time":
-            return pa.time32("s") if p == 0 else pa.time32("ms") if p <= 3 else pa.time64("us") if p <= 6 else pa.time64("ns")
-        unit = "s" if p == 0 else "ms" if p <= 3 else "us" if p <= 6 else "ns"
-        if self.root == "timestamp":
-            return pa.timestamp(unit)
-        if self.root == "timestamp_ltz":
-            return pa.timestamp(unit, tz="UTC")
-        raise ValueError("unsupported type %s" % self.root)
-
 
 def spec_type(text):
-    """A FlussType from the spec syntax (`DECIMAL(10, 2)`, `INT`)."""
-    return FlussType(text.replace(", ", ","))
+    """A FlussType from the spec syntax (`DECIMAL(10, 2)`, `INT`, `ARRAY<ROW<a INT, b STRING>>`)."""
+    return FlussType(text)
+
+
+def _json_text(values):
+    """The compact JSON text of a nested value's canonical parts, as TypeScript's JSON.stringify."""
+    return json.dumps(values, separators=(",", ":"), ensure_ascii=False)
 
 
 def to_python(s, t):
@@ -66,6 +34,13 @@ def to_python(s, t):
     if s is None:
         return None
     r = t.root
+    if t.nested:
+        parts = json.loads(s)
+        if r == "array":
+            return [to_python(e, t.element) for e in parts]
+        if r == "map":
+            return [(to_python(k, t.key), to_python(v, t.value)) for k, v in parts]
+        return {name: to_python(v, ft) for (name, ft), v in zip(t.fields, parts)}
     if r == "boolean":
         return s == "true"
     if r in ("tinyint", "smallint", "int", "bigint"):
@@ -112,6 +87,15 @@ def from_python(v, t):
     if v is None:
         return None
     r = t.root
+    if r == "array":
+        return _json_text([from_python(e, t.element) for e in v])
+    if r == "map":
+        pairs = v.items() if isinstance(v, dict) else v
+        # A MAP has no order: entries by the canonical text of their keys, as the other drivers.
+        return _json_text(sorted(([from_python(k, t.key), from_python(e, t.value)] for k, e in pairs),
+                                 key=lambda p: p[0].encode("utf-16-be")))
+    if r == "row":
+        return _json_text([from_python(v.get(name), ft) for name, ft in t.fields])
     if r == "boolean":
         return "true" if v else "false"
     if r in ("float", "double"):

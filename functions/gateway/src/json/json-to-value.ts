@@ -6,7 +6,9 @@ import { invalidArgument } from '../errors/gateway-error.js'
 import { numberLiteralToPlain, parseDecimalText } from './decimal-text.js'
 import { parseSpecialFloat } from './float-text.js'
 import { LongNumber } from './long-number.js'
+import { arrayJsonReader, mapJsonReader, rowJsonReader } from './nested-json.js'
 import { readTemporal } from './temporal-values.js'
+import { valueJsonWriter } from './value-to-json.js'
 
 /**
  * Converts one JSON value to the in-memory value of a Fluss type (the mapping is documented in
@@ -61,17 +63,12 @@ function nonNullReader(type: DataType, depth: number): JsonValueReader {
     case 'TIMESTAMP_WITHOUT_TIME_ZONE':
     case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
       return (json, path) => readTemporal(type, json, path)
-    case 'ARRAY': {
-      const element = jsonValueReader(type.elementType, depth + 1)
-      return (json, path) => {
-        if (!Array.isArray(json)) return fail(path, `expected an array, got ${describe(json)}`)
-        return json.map((e, i) => element(e, `${path}[${i}]`))
-      }
-    }
+    case 'ARRAY':
+      return arrayJsonReader(type, t => jsonValueReader(t, depth + 1))
     case 'MAP':
-      return mapReader(type.keyType, type.valueType, depth)
+      return mapJsonReader(type, t => jsonValueReader(t, depth + 1), valueJsonWriter)
     case 'ROW':
-      return rowReader(type.fields, depth)
+      return rowJsonReader(type, t => jsonValueReader(t, depth + 1))
   }
 }
 
@@ -139,42 +136,4 @@ function readBase64(json: unknown, path: string): Value {
   if (!BASE64.test(json)) return fail(path, 'expected standard base64 text (A-Z a-z 0-9 + /, padded with =)')
   const buf = Buffer.from(json, 'base64')
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
-}
-
-function mapReader(keyType: DataType, valueType: DataType, depth: number): JsonValueReader {
-  const key = jsonValueReader(keyType, depth + 1)
-  const value = jsonValueReader(valueType, depth + 1)
-  if (keyType.type === 'STRING' || keyType.type === 'CHAR') {
-    return (json, path) => {
-      if (typeof json !== 'object' || json === null || Array.isArray(json) || json instanceof LongNumber) {
-        return fail(path, `expected an object, got ${describe(json)}`)
-      }
-      return new Map(Object.entries(json).map(([k, v]) => [k, value(v, `${path}.${k}`)]))
-    }
-  }
-  return (json, path) => {
-    if (!Array.isArray(json))
-      return fail(path, `expected an array of [key, value] pairs, got ${describe(json)}`)
-    const out = new Map<Value, Value>()
-    json.forEach((entry, i) => {
-      if (!Array.isArray(entry) || entry.length !== 2) fail(`${path}[${i}]`, 'expected a [key, value] pair')
-      out.set(key(entry[0], `${path}[${i}][0]`), value(entry[1], `${path}[${i}][1]`))
-    })
-    return out
-  }
-}
-
-function rowReader(fields: readonly { name: string; type: DataType }[], depth: number): JsonValueReader {
-  const readers = fields.map(f => jsonValueReader(f.type, depth + 1))
-  const names = new Set(fields.map(f => f.name))
-  return (json, path) => {
-    if (typeof json !== 'object' || json === null || Array.isArray(json) || json instanceof LongNumber) {
-      return fail(path, `expected an object, got ${describe(json)}`)
-    }
-    const obj = json as Record<string, unknown>
-    for (const k of Object.keys(obj)) if (!names.has(k)) fail(`${path}.${k}`, 'no such field in the ROW type')
-    return fields.map((f, i) =>
-      readers[i](Object.hasOwn(obj, f.name) ? obj[f.name] : null, `${path}.${f.name}`),
-    )
-  }
 }

@@ -128,7 +128,9 @@ describe('JSON ↔ Fluss values', () => {
   it('maps ARRAY, MAP and ROW values recursively', () => {
     expect(roundTrip(DataTypes.ARRAY(DataTypes.BIGINT()), ['1', 2, null])).toEqual(['1', '2', null])
     expect(roundTrip(DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()), { a: 1 })).toEqual({ a: 1 })
-    expect(roundTrip(DataTypes.MAP(DataTypes.INT(), DataTypes.STRING()), [[1, 'x']])).toEqual([[1, 'x']])
+    expect(roundTrip(DataTypes.MAP(DataTypes.INT(), DataTypes.STRING()), [[1, 'x']])).toEqual([
+      { key: 1, value: 'x' },
+    ])
     const row = DataTypes.ROW([field('a', DataTypes.INT()), field('b', DataTypes.DATE())])
     expect(roundTrip(row, { a: 1, b: '2020-01-01' })).toEqual({ a: 1, b: '2020-01-01' })
     expect(message(DataTypes.ARRAY(DataTypes.INT()), [1, 'x'])).toMatch(

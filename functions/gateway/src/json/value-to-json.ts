@@ -1,12 +1,14 @@
 import type { DataType, Decimal, Timestamp, Value } from '@sluice/core'
 import { formatDecimal } from './decimal-text.js'
 import { doubleToJson, floatToJson } from './float-text.js'
+import { arrayJsonWriter, mapJsonWriter, rowJsonWriter } from './nested-json.js'
 import { formatDate, formatDateTime, formatTime } from './temporal.js'
 
 /**
  * Converts an in-memory value of a Fluss type to its canonical JSON form (docs/gateway.md):
  * BIGINT and DECIMAL as strings, bytes as base64, temporal values as ISO-8601 text (TIMESTAMP_LTZ
- * in UTC with `Z`), MAP with string keys as an object and otherwise as [key, value] pairs.
+ * in UTC with `Z`), ARRAY as an array, MAP with string keys as an object and otherwise as an array
+ * of `{"key", "value"}` entries, ROW as an object keyed by field name (`nested-json.ts`).
  */
 export type ValueJsonWriter = (value: Value) => unknown
 
@@ -48,23 +50,12 @@ function nonNullWriter(type: DataType): ValueJsonWriter {
       return v => timestampText(v as Timestamp, '')
     case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
       return v => timestampText(v as Timestamp, 'Z')
-    case 'ARRAY': {
-      const element = valueJsonWriter(type.elementType)
-      return v => (v as Value[]).map(element)
-    }
-    case 'MAP': {
-      const key = valueJsonWriter(type.keyType)
-      const value = valueJsonWriter(type.valueType)
-      if (type.keyType.type === 'STRING' || type.keyType.type === 'CHAR') {
-        return v => Object.fromEntries([...(v as Map<Value, Value>)].map(([k, e]) => [k as string, value(e)]))
-      }
-      return v => [...(v as Map<Value, Value>)].map(([k, e]) => [key(k), value(e)])
-    }
-    case 'ROW': {
-      const names = type.fields.map(f => f.name)
-      const writers = type.fields.map(f => valueJsonWriter(f.type))
-      return v => Object.fromEntries(names.map((name, i) => [name, writers[i]((v as Value[])[i])]))
-    }
+    case 'ARRAY':
+      return arrayJsonWriter(type, valueJsonWriter)
+    case 'MAP':
+      return mapJsonWriter(type, valueJsonWriter)
+    case 'ROW':
+      return rowJsonWriter(type, valueJsonWriter)
   }
 }
 

@@ -106,6 +106,20 @@ describe('OpenAPI document', () => {
 
 describe('validateSchema', () => {
   const resolve = (): JsonSchema => ({ type: 'string' })
+  it('describes rows in typed JSON with nested values (TypedValue, MapEntry)', async () => {
+    const doc = (await testGateway().call('GET', '/v1/openapi.json')).body
+    const schemas = doc.components.schemas
+    expect(schemas.Row.additionalProperties).toEqual({ $ref: '#/components/schemas/TypedValue' })
+    expect(schemas.TypedValue.description).toMatch(/other MAPs an array of MapEntry/)
+    expect(schemas.MapEntry).toMatchObject({ required: ['key'], additionalProperties: false })
+    const resolve = (ref: string) => schemas[ref.split('/').pop() as string] as JsonSchema
+    const row = { tags: ['a', null], by_id: [{ key: '1', value: { x: 1 } }], m: { a: 1 }, p: { x: [] } }
+    expect(validateSchema({ $ref: '#/components/schemas/Row' }, row, '', resolve)).toBeUndefined()
+    expect(validateSchema({ $ref: '#/components/schemas/MapEntry' }, { value: 1 }, '', resolve)).toBe(
+      'key: is required',
+    )
+  })
+
   it('checks the emitted subset', () => {
     const s: JsonSchema = {
       type: 'object',

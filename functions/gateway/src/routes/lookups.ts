@@ -5,6 +5,7 @@ import { GatewayError, invalidArgument } from '../errors/gateway-error.js'
 import { RouteGroup, type RouteInput, type RouteOutput } from '../http/pipeline.js'
 import { JsonRowReader, JsonRowWriter } from '../json/row-codec.js'
 import type { JsonSchema } from '../openapi/json-schema.js'
+import { typedRowSchema } from '../openapi/typed-values.js'
 import { serveRead } from './kept-table.js'
 import { type RouteDeps, TABLE_PARAMS } from './route-deps.js'
 
@@ -79,11 +80,7 @@ function keyRows(deps: RouteDeps, codec: LookupCodec, items: readonly unknown[],
 /** Point lookups and prefix lookups on primary-key tables. */
 export function lookupRoutes(deps: RouteDeps): RouteGroup {
   const group = new RouteGroup(deps.runtime, '/v1')
-  const r = deps.runtime.registry
-  const row = r.schema('Row', {
-    type: 'object',
-    description: 'Column name → value, typed as in docs/gateway.md.',
-  })
+  const row = typedRowSchema(deps.runtime.registry)
   addLookup(group, deps, row)
   addPrefixLookup(group, deps, row)
   return group

@@ -5,6 +5,7 @@ import { invalidArgument } from '../errors/gateway-error.js'
 import { RouteGroup, type RouteInput, type RouteOutput } from '../http/pipeline.js'
 import { JsonRowWriter } from '../json/row-codec.js'
 import type { JsonSchema } from '../openapi/json-schema.js'
+import { typedRowSchema } from '../openapi/typed-values.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { loadTable, type RouteDeps, TABLE_PARAMS } from './route-deps.js'
 
@@ -94,7 +95,7 @@ export function scanRoutes(deps: RouteDeps): RouteGroup {
         type: 'string',
         enum: ['append_only', 'insert', 'update_before', 'update_after', 'delete'],
       },
-      row: { type: 'object' },
+      row: typedRowSchema(r),
     },
   })
   addScan(group, deps, record, offset)

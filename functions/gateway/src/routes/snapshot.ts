@@ -2,6 +2,7 @@ import type { TableInfo } from '@sluice/core/metadata'
 import { GatewayError, invalidArgument } from '../errors/gateway-error.js'
 import { RouteGroup } from '../http/pipeline.js'
 import { JsonRowWriter } from '../json/row-codec.js'
+import { typedRowSchema } from '../openapi/typed-values.js'
 import { loadTable, type RouteDeps, TABLE_PARAMS } from './route-deps.js'
 import { projectedRowType, projectionOf } from './scan.js'
 
@@ -57,7 +58,7 @@ function addSnapshot(group: RouteGroup, deps: RouteDeps): void {
             required: ['rows', 'truncated'],
             additionalProperties: false,
             properties: {
-              rows: { type: 'array', items: { type: 'object' } },
+              rows: { type: 'array', items: typedRowSchema(deps.runtime.registry) },
               truncated: { type: 'boolean' },
             },
           }),

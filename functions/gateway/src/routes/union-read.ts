@@ -1,5 +1,6 @@
 import { RouteGroup } from '../http/pipeline.js'
 import { JsonRowWriter } from '../json/row-codec.js'
+import { typedRowSchema } from '../openapi/typed-values.js'
 import { loadTable, type RouteDeps, TABLE_PARAMS } from './route-deps.js'
 import { projectedRowType, projectionOf } from './scan.js'
 
@@ -30,7 +31,7 @@ export function unionReadRoutes(deps: RouteDeps): RouteGroup {
             required: ['rows', 'truncated', 'lake_snapshot_id'],
             additionalProperties: false,
             properties: {
-              rows: { type: 'array', items: { type: 'object' } },
+              rows: { type: 'array', items: typedRowSchema(deps.runtime.registry) },
               truncated: { type: 'boolean' },
               lake_snapshot_id: {
                 anyOf: [{ type: 'integer' }, { type: 'null' }],

@@ -1,5 +1,6 @@
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
+import type { IcebergType } from '@sluice/lake/iceberg'
 
 /**
  * Where a lake table's current metadata file is recorded, and the one atomic operation of an
@@ -28,7 +29,8 @@ export interface CatalogTableInput {
 
 export interface CatalogColumn {
   readonly name: string
-  readonly icebergType: string
+  /** A primitive type's name, or a list, map or struct type as Iceberg metadata stores it. */
+  readonly icebergType: IcebergType
   readonly fieldId: number
   readonly required: boolean
   readonly doc?: string

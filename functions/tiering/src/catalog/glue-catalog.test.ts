@@ -210,6 +210,30 @@ describe('GlueCatalog', () => {
       'binary',
       'decimal(10,2)',
     ])
+    expect(
+      glueType({
+        type: 'map',
+        'key-id': 10,
+        key: 'long',
+        'value-id': 11,
+        'value-required': false,
+        value: {
+          type: 'list',
+          'element-id': 12,
+          'element-required': true,
+          element: {
+            type: 'struct',
+            fields: [
+              { id: 3, name: 'at', required: false, type: 'timestamptz' },
+              { id: 4, name: 'amount', required: false, type: 'decimal(5, 2)' },
+            ],
+          },
+        },
+      }),
+    ).toBe('map<bigint,array<struct<at:timestamp,amount:decimal(5,2)>>>')
+    expect(() =>
+      glueType({ type: 'list', 'element-id': 1, 'element-required': false, element: 'variant' }),
+    ).toThrow(/no Glue type for Iceberg type variant/)
     expect(isCommitStateUnknown(new Error('x'))).toBe(false)
   })
 })

@@ -10,6 +10,7 @@ import {
 import { lakeMetadataFileVersion } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { TablePath } from '@sluice/core/metadata'
+import { hiveTypeString, type IcebergType } from '@sluice/lake/iceberg'
 import type { LakeFileIO } from '@sluice/lake/io'
 import {
   type CatalogColumn,
@@ -52,8 +53,15 @@ const GLUE_TYPES: Record<string, string> = {
   binary: 'binary',
 }
 
-/** Glue column type of an Iceberg primitive (IcebergToGlueConverter's mapping). */
-export function glueType(icebergType: string): string {
+/**
+ * Glue column type of an Iceberg type (IcebergToGlueConverter's mapping): primitives by name, list,
+ * map and struct as `array<…>`, `map<…,…>`, `struct<name:…,…>`.
+ */
+export function glueType(icebergType: IcebergType): string {
+  return hiveTypeString(icebergType, gluePrimitive)
+}
+
+function gluePrimitive(icebergType: string): string {
   if (icebergType.startsWith('decimal')) return icebergType.replace(/\s+/g, '')
   if (icebergType.startsWith('fixed')) return 'binary'
   const t = GLUE_TYPES[icebergType]

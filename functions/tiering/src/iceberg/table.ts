@@ -118,7 +118,14 @@ export class IcebergTable {
   private async evolved(schema: LakeSchema, state: LakeTableState): Promise<LakeTableState> {
     const next = evolvedIcebergSchema(state.metadata, schema)
     if (next === undefined) return state
-    const metadata = withCurrentSchema(state.metadata, state.pointer.metadataLocation, next, this.clock())
+    const { metadataLocation } = state.pointer
+    const metadata = withCurrentSchema(
+      state.metadata,
+      metadataLocation,
+      next,
+      schema.lastColumnId,
+      this.clock(),
+    )
     return this.commitMetadata(state, metadata)
   }
 

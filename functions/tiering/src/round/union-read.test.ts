@@ -17,7 +17,7 @@ import {
 } from '@sluice/core/metadata'
 import { MemoryMetaStore } from '@sluice/core/metastore'
 import { buildLogBatch, ChangeType } from '@sluice/core/record'
-import type { Row } from '@sluice/core/row'
+import { type Row, Timestamp, type Value } from '@sluice/core/row'
 import { type DataType, DataTypes, notNull } from '@sluice/core/types'
 import { keyString } from '@sluice/lake/iceberg'
 import { LakeFileIO } from '@sluice/lake/io'
@@ -267,6 +267,74 @@ describe('union read', () => {
     const got = await union(info)
     expect(got.filter(r => r.source === 'lake')).toHaveLength(4)
     expect(canon(got)).toEqual(canon(await fullLog(info, ids)))
+  })
+
+  it('nested columns: lake and log rows merge by key with their ARRAY, MAP and ROW values whole', async () => {
+    const sample = DataTypes.ROW([
+      { name: 'values', type: DataTypes.ARRAY(DataTypes.FLOAT()), fieldId: 0 },
+      { name: 'ts', type: DataTypes.TIMESTAMP_LTZ(3), fieldId: 0 },
+    ])
+    const info = await createTable(
+      'nested',
+      [
+        ['id', notNull(DataTypes.BIGINT())],
+        ['samples', DataTypes.ARRAY(DataTypes.MAP(DataTypes.STRING(), sample))],
+        [
+          'by_n',
+          DataTypes.MAP(
+            DataTypes.INT(),
+            DataTypes.ARRAY(DataTypes.ROW([{ name: 'tag', type: DataTypes.TINYINT(), fieldId: 0 }])),
+          ),
+        ],
+      ],
+      ['id'],
+    )
+    const row = (id: number, v: number): Row => [
+      BigInt(id),
+      [
+        new Map<Value, Value>([
+          [`m${v}`, [[v + 0.5, null], new Timestamp(1_700_000_000_000 + v)]],
+          ['none', null],
+        ]),
+        null,
+      ],
+      v % 2 === 0
+        ? null
+        : new Map<Value, Value>([
+            [v, [[v % 100], null]],
+            [-v, []],
+          ]),
+    ]
+    // Maps, Decimals and Timestamps do not stringify: spell them out to compare whole values.
+    const spelled = (rs: readonly { bucket: number; offset: number; timestamp: number; row: Row }[]) =>
+      rs
+        .map(r =>
+          JSON.stringify([r.bucket, r.offset, r.timestamp, r.row], (_, v) =>
+            typeof v === 'bigint' ? `${v}` : v instanceof Map ? { map: [...v] } : v,
+          ),
+        )
+        .sort()
+    const { INSERT: I, UPDATE_BEFORE: UB, UPDATE_AFTER: UA, DELETE: D } = ChangeType
+    const live = new Map<string, { bucket: number; offset: number; timestamp: number; row: Row }>()
+    const expected = async () => {
+      live.clear()
+      for (const r of await fullLog(info)) {
+        const k = keyString([r.row[0]])
+        if (r.changeType === D) live.delete(k)
+        else if (r.changeType !== UB) live.set(k, r)
+      }
+      return spelled([...live.values()])
+    }
+    write(info, 0, [row(1, 1), row(2, 2), row(3, 3)], [I, I, I])
+    write(info, 1, [row(4, 4)], [I])
+    await seal(info)
+    expect((await runTieringRound(deps, info)).status).toBe('committed')
+    write(info, 0, [row(1, 1), row(1, 11), row(2, 2)], [UB, UA, D])
+    write(info, 1, [row(5, 5)], [I])
+    const got = await union(info)
+    expect(spelled(got)).toEqual(await expected())
+    expect(got.filter(r => r.source === 'lake').map(r => r.row[0])).toEqual(expect.arrayContaining([3n, 4n]))
+    expect(live.get(keyString([1n]))?.row).toEqual(row(1, 11))
   })
 
   it('refuses bad bounds with INVALID_REQUEST', async () => {

@@ -28,6 +28,8 @@ schema = tbl.schema()
 def conv(v):
     if isinstance(v, bytes): return v.hex()
     if isinstance(v, Decimal): return format(v, 'f')
+    if isinstance(v, dict): return {k: conv(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)): return [conv(x) for x in v]
     if hasattr(v, 'isoformat'): return v.isoformat()
     return v
 
@@ -50,7 +52,7 @@ def merge_on_read(snapshot):
             dead = any(d.sequence_number > e.sequence_number and d.data_file.spec_id == e.data_file.spec_id
                        and d.data_file.partition == e.data_file.partition and tuple(r[n] for n in names) in keys
                        for d, names, keys in deletes)
-            if not dead: rows.append({k: conv(v) for k, v in r.items()})
+            if not dead: rows.append(conv(r))
     return rows, [[e.status.value, e.sequence_number, e.file_sequence_number] for e in entries]
 
 out = {'current': str(tbl.metadata.current_snapshot_id), 'snapshots': {}}
@@ -59,7 +61,7 @@ for sid in req['snapshots']:
     rows, entries = merge_on_read(snap)
     res = {'rows': rows, 'entries': entries, 'summary': snap.summary.additional_properties, 'operation': snap.summary.operation.value}
     try:
-        res['scan'] = [{k: conv(v) for k, v in r.items()} for r in tbl.scan(snapshot_id=int(sid)).to_arrow().to_pylist()]
+        res['scan'] = [conv(r) for r in tbl.scan(snapshot_id=int(sid)).to_arrow().to_pylist()]
     except ValueError as ex:
         res['scanError'] = str(ex)
     out['snapshots'][sid] = res

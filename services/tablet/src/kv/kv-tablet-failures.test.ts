@@ -100,6 +100,23 @@ describe('idempotent writers', () => {
     ])
   })
 
+  it('answers a retried batch without changes (a delete of an absent key) without a second offset', async () => {
+    bucket = await TestingKvBucket.open(schema)
+    const writer = (batchSequence: number) => ({ writerId: 43n, batchSequence })
+    await bucket.kv.putAsLeader(kv.batch([[1, 5n]], writer(0)))
+    const absentDelete = kv.batch([{ delete: [9, null] }], writer(1))
+    const first = await bucket.kv.putAsLeader(absentDelete)
+    expect(first).toMatchObject({ firstOffset: 1, lastOffset: 1, logEndOffset: 2, changelogRecords: 0 })
+    const retry = await bucket.kv.putAsLeader(absentDelete)
+    expect(retry).toMatchObject({ duplicate: true, firstOffset: 1, lastOffset: 1, logEndOffset: 2 })
+    await bucket.kv.putAsLeader(kv.batch([[2, 3n]], writer(2)))
+    expect(await readChangelog(bucket.log, schemas)).toEqual([
+      [0, '+I', [1, 5n]],
+      [2, '+I', [2, 3n]],
+    ])
+    expect(bucket.log.logEndOffset).toBe(3)
+  })
+
   it('refuses a sequence gap with OUT_OF_ORDER_SEQUENCE_EXCEPTION and rolls the buffer back', async () => {
     bucket = await TestingKvBucket.open(schema, AGG)
     await bucket.kv.putAsLeader(kv.batch([[1, 5n]], { writerId: 9n, batchSequence: 0 }))

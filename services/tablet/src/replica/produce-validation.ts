@@ -1,4 +1,4 @@
-import { readRecordBatchInfo } from '@sluice/core/arrow'
+import { arrowNodeCount, readRecordBatchInfo } from '@sluice/core/arrow'
 import { TABLE_LOG_FORMAT } from '@sluice/core/config'
 import { FlussError, isFlussError } from '@sluice/core/errors'
 import { tablePathToString } from '@sluice/core/metadata'
@@ -20,7 +20,8 @@ function corrupt(replica: Replica, batchIndex: number, message: string): FlussEr
  *  - primary-key tables take no PRODUCE_LOG (their log is written by PUT_KV);
  *  - every batch is whole and intact (the log's own validation: framing, magic, CRC, counts);
  *  - each ARROW batch names a schema id the table has, and its Arrow message header holds as
- *    many rows as the batch header and as many field nodes as that schema has columns.
+ *    many rows as the batch header and as many field nodes as that schema's columns have (one per
+ *    column and one per nested child of its ARRAY, MAP and ROW columns).
  * Only headers are read (no row is decoded). Any failure refuses the bucket's records whole.
  */
 export async function validateProduceRecords(
@@ -84,11 +85,14 @@ function checkArrowShape(
       `the batch header counts ${recordCount} records, its Arrow body holds ${info.recordCount} rows`,
     )
   }
-  if (info.fieldCount !== rowType.fields.length) {
+  const nodes = arrowNodeCount(rowType)
+  if (info.fieldCount !== nodes) {
     throw corrupt(
       replica,
       index,
-      `the Arrow body has ${info.fieldCount} columns, the schema has ${rowType.fields.length}`,
+      nodes === rowType.fields.length
+        ? `the Arrow body has ${info.fieldCount} columns, the schema has ${nodes}`
+        : `the Arrow body has ${info.fieldCount} field nodes, the schema's ${rowType.fields.length} columns have ${nodes}`,
     )
   }
 }

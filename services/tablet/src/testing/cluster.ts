@@ -99,9 +99,13 @@ export class TestCluster {
   readonly #servers = new Set<TabletServer>()
   readonly #connections: ClientConnection[] = []
 
-  /** Creates the test log table (id TABLE_ID) through the shared catalog. */
-  async createLogTable(numBuckets = 2, properties: Record<string, string> = {}): Promise<TableInfo> {
-    let builder = TableDescriptor.builder().schema(LOG_SCHEMA).distributedBy(numBuckets)
+  /** Creates the test log table (id TABLE_ID, LOG_SCHEMA unless given) through the shared catalog. */
+  async createLogTable(
+    numBuckets = 2,
+    properties: Record<string, string> = {},
+    schema: Schema = LOG_SCHEMA,
+  ): Promise<TableInfo> {
+    let builder = TableDescriptor.builder().schema(schema).distributedBy(numBuckets)
     for (const [k, v] of Object.entries(properties)) builder = builder.property(k, v)
     await createDatabase(this.sharedCatalog, TABLE_PATH.databaseName, databaseDescriptor(), true)
     const created = await createTable(this.sharedCatalog, {

@@ -8,7 +8,9 @@ import org.apache.fluss.client.lookup.Lookup;
 import org.apache.fluss.client.lookup.LookupResult;
 import org.apache.fluss.client.lookup.Lookuper;
 import org.apache.fluss.client.table.Table;
+import org.apache.fluss.client.table.writer.DeleteResult;
 import org.apache.fluss.client.table.writer.Upsert;
+import org.apache.fluss.client.table.writer.UpsertResult;
 import org.apache.fluss.client.table.writer.UpsertWriter;
 import org.apache.fluss.row.GenericRow;
 import org.apache.fluss.row.InternalRow;
@@ -26,10 +28,12 @@ final class KvCommands {
      * Runs operations in order: {"op": "upsert" | "delete", "row": [...all columns...], "columns":
      * [...target columns of a partial update...]}, or {"op": "flush"}. Consecutive operations with
      * the same target columns share a writer; switching writers flushes the previous one first.
+     * The result lists, for every upsert and delete in order, the log end offset the server
+     * acknowledged its batch with (records sent in one PutKv share it).
      */
     static ObjectNode upsert(Table table, JsonNode ops) throws Exception {
         RowType rowType = table.getTableInfo().getRowType();
-        List<CompletableFuture<?>> pending = new ArrayList<>();
+        List<CompletableFuture<Long>> pending = new ArrayList<>();
         UpsertWriter writer = null;
         String writerColumns = null;
         long began = System.currentTimeMillis();
@@ -54,15 +58,19 @@ final class KvCommands {
                 writerColumns = columns;
             }
             GenericRow row = Commands.row(rowType, Specs.canonicalRow(op.get("row")));
-            pending.add(kind.equals("delete") ? writer.delete(row) : writer.upsert(row));
+            pending.add(
+                    kind.equals("delete")
+                            ? writer.delete(row).thenApply(DeleteResult::getLogEndOffset)
+                            : writer.upsert(row).thenApply(UpsertResult::getLogEndOffset));
         }
         if (writer != null) {
             writer.flush();
         }
-        for (CompletableFuture<?> f : pending) {
-            f.get();
-        }
         ObjectNode result = Specs.JSON.createObjectNode();
+        ArrayNode logEndOffsets = result.putArray("logEndOffsets");
+        for (CompletableFuture<Long> f : pending) {
+            logEndOffsets.add(f.get());
+        }
         result.put("ops", pending.size());
         result.put("elapsedMs", System.currentTimeMillis() - began);
         return result;
