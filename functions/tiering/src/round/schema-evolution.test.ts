@@ -163,4 +163,38 @@ describe('tiering a table whose schema changes', () => {
       ['c', 3, 'z', null],
     ])
   }, 120_000)
+
+  it('an added nested column gets new Iceberg field ids, nested ones counted in last-column-id', async () => {
+    const first = await env.createTable('evo_nested', {
+      columns: [
+        ['id', notNull(DataTypes.BIGINT())],
+        ['v', DataTypes.STRING()],
+      ],
+      buckets: 1,
+    })
+    const log = env.log(first, 0)
+    log.append([[1n, 'a']])
+    await log.seal()
+    await runTieringRound(env.deps(), first)
+    const before = (await lake(first)).metadata['last-column-id']
+    const second = await alter(first, [
+      { kind: 'add', name: 'tags', dataType: DataTypes.ARRAY(DataTypes.INT()) },
+    ])
+    log.appendAs(first, [[2n, 'b']])
+    log.appendAs(second, [[3n, 'c', [1, null, 3]]])
+    await log.seal()
+    const r = await runTieringRound(env.deps(), second)
+    expect(r.error).toBeUndefined()
+    expect(r.records).toBe(2)
+    const md = (await lake(second)).metadata
+    const current = md.schemas.find(s => s['schema-id'] === md['current-schema-id'])
+    const tags = current?.fields.find(f => f.name === 'tags')
+    expect(tags?.id).toBe(3)
+    expect(tags?.required).toBe(false)
+    expect(typeof tags?.type === 'object' && tags.type.type).toBe('list')
+    expect(md['last-column-id']).toBeGreaterThanOrEqual(before)
+    const elementId =
+      typeof tags?.type === 'object' && tags.type.type === 'list' ? tags.type['element-id'] : -1
+    expect(md['last-column-id']).toBeGreaterThanOrEqual(elementId)
+  }, 120_000)
 })
