@@ -145,6 +145,34 @@ describe('the sluice binary against a local cluster', () => {
     await ok('table', 'create', `${db}.from_file`, '--schema-file', tableFile)
     await ok('table', 'alter', `${db}.from_file`, '--set', 'table.log.ttl=2d')
     expect((await json('table', 'describe', `${db}.from_file`)).properties['table.log.ttl']).toBe('2d')
+    const from = `${db}.from_file`
+    await ok(
+      'table',
+      'alter',
+      from,
+      '--add-column',
+      'b:STRING',
+      '--column-comment',
+      'b=bee',
+      '--column-default',
+      'b=x',
+    )
+    await ok('table', 'alter', from, '--rename-column', 'b=bb', '--modify-column', 'a:BIGINT')
+    const refused = await run('table', 'alter', from, '--drop-column', 'nope')
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      expect.stringContaining('INVALID_ALTER_TABLE_EXCEPTION'),
+    ])
+    const narrowed = await run('table', 'alter', from, '--modify-column', 'a:INT')
+    expect([narrowed.code, narrowed.stderr]).toEqual([2, expect.stringContaining("Cannot modify column 'a'")])
+    const schemas = (await json('table', 'schemas', from)) as Record<string, unknown>[]
+    expect(schemas.map(r => [r.schemaId, r.columnId, r.column, r.type, r.comment, r.default])).toEqual([
+      [1, 0, 'a', 'INT', null, null],
+      [2, 0, 'a', 'INT', null, null],
+      [2, 1, 'b', 'STRING', 'bee', 'x'],
+      [3, 0, 'a', 'BIGINT', null, null],
+      [3, 1, 'bb', 'STRING', 'bee', 'x'],
+    ])
     expect((await json('table', 'list', db)).sort()).toEqual(['from_file', 'kv'])
     await ok('table', 'drop', `${db}.from_file`)
     expect(await json('table', 'list', db)).toEqual(['kv'])

@@ -3,6 +3,7 @@ import { Schema, TableDescriptor, tableDescriptorFromJson } from '@sluice/core/m
 import { typeToString } from '@sluice/core/types'
 import type { Command } from 'commander'
 import { parseColumnType, ValueError } from '../io/values.js'
+import { type AlterOptions, tableChangesOf } from './alter-options.js'
 import { CliError, EXIT, type GlobalOptions, type Io, parseTablePath, withConnection } from './context.js'
 import { printRecord, printRows } from './output.js'
 
@@ -159,20 +160,53 @@ export function registerTableCommands(program: Command, io: Io): void {
     })
   table
     .command('alter <table>')
-    .description('set or reset table properties, add columns (at the end, nullable)')
+    .description(
+      'alter properties, or columns: add (nullable, at the end), drop, rename, widen a type, comments and write defaults',
+    )
     .option('--set <key=value>', 'set a property (repeat)', collect)
     .option('--reset <key>', 'reset a property to its default (repeat)', collect)
-    .option('--add-column <name:TYPE>', 'add a column (repeat)', collect)
+    .option('--add-column <name:TYPE>', 'add a nullable column at the end (repeat)', collect)
+    .option('--drop-column <name>', 'drop a column that is not a key column (repeat)', collect)
+    .option('--rename-column <old=new>', 'rename a column that is not a key column (repeat)', collect)
+    .option('--modify-column <name:TYPE>', 'widen a column type, e.g. qty:BIGINT (repeat)', collect)
+    .option('--column-comment <name=text>', 'the comment of an added or existing column (repeat)', collect)
+    .option('--drop-column-comment <name>', 'remove a column comment (repeat)', collect)
+    .option(
+      '--column-default <name=value>',
+      'the write default of an added or existing column (repeat)',
+      collect,
+    )
+    .option('--drop-column-default <name>', 'remove a column write default (repeat)', collect)
     .action(async (name: string, _, cmd: Command) => {
       const o = opts(cmd)
-      const set = keyValues(o.set as string[] | undefined, '--set')
-      const reset = (o.reset as string[] | undefined) ?? []
-      const addColumns = ((o.addColumn as string[] | undefined) ?? []).map(parseColumn)
-      if (Object.keys(set).length + reset.length + addColumns.length === 0)
-        throw new CliError('nothing to alter: give --set, --reset or --add-column', EXIT.USAGE)
-      await withConnection(o, io, c =>
-        c.getAdmin().alterTable(parseTablePath(name), { set, reset, addColumns }),
-      )
+      const changes = tableChangesOf(o as AlterOptions, parseColumn)
+      await withConnection(o, io, c => c.getAdmin().alterTable(parseTablePath(name), changes))
       io.err(`altered table ${name}\n`)
+    })
+  table
+    .command('schemas <table>')
+    .description('every schema version of a table, oldest first, with column ids')
+    .action(async (name: string, _, cmd: Command) => {
+      const o = opts(cmd)
+      await withConnection(o, io, async c => {
+        const versions = await c.getAdmin().getTableSchemas(parseTablePath(name))
+        const rows = versions.flatMap(v =>
+          v.schema.columns.map(col => ({
+            schemaId: v.schemaId,
+            columnId: col.columnId,
+            column: col.name,
+            type: typeToString(col.type),
+            comment: col.comment ?? null,
+            default: col.defaultValue ?? null,
+          })),
+        )
+        printRows(
+          io,
+          o.output,
+          ['schema', 'id', 'column', 'type', 'comment', 'default'],
+          rows.map(r => [r.schemaId, r.columnId, r.column, r.type, r.comment ?? '', r.default ?? '']),
+          rows,
+        )
+      })
     })
 }

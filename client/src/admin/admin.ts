@@ -1,3 +1,4 @@
+import { schemaChangeFields } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
 import {
   type DatabaseDescriptor,
@@ -6,6 +7,7 @@ import {
   databaseDescriptorFromJson,
   databaseDescriptorToJson,
   type Schema,
+  type SchemaChange,
   schemaFromJson,
   type TableDescriptor,
   TableInfo,
@@ -16,7 +18,7 @@ import {
   validateTablePath,
 } from '@sluice/core/metadata'
 import type { AclBinding, AclBindingFilter } from '@sluice/core/security'
-import { type DataType, dataTypeToJson } from '@sluice/core/types'
+import type { DataType } from '@sluice/core/types'
 import type { BucketLocation, ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { AclAdmin, type AclDropResult, type AclResult } from './acls.js'
@@ -41,7 +43,20 @@ const pbPath = (p: TablePath) => ({ databaseName: p.databaseName, tableName: p.t
  * coordinator named in the metadata; read-only calls go to any server. Every failure is a FlussError
  * carrying the server's Fluss error code.
  */
-/** What `alterTable` changes. */
+/**
+ * What `alterTable` changes: properties (`set`, `reset`) or columns, not both at once (Fluss's rule).
+ * Column changes apply in this order: every add, drop, rename, then modify.
+ *
+ * - `addColumns`: nullable columns at the end (Fluss), with a comment and a write default.
+ * - `dropColumns`: by name; never a key column or the versioned merge engine's version column.
+ * - `renameColumns`: `name` to `newName`; never a key column.
+ * - `modifyColumns`: a widening `type` (INT → BIGINT, FLOAT → DOUBLE, DECIMAL precision up, CHAR
+ *   length up or to STRING; NOT NULL may become nullable), a `comment`, a `defaultValue` (text, see
+ *   core's `default-value.ts`); null removes the comment or default, left out keeps it.
+ *
+ * Every change keeps column ids: rows written before it are read by id (see docs/design.md). An
+ * unsafe change is refused with INVALID_ALTER_TABLE_EXCEPTION and nothing changes.
+ */
 export interface TableChanges {
   readonly set?: Readonly<Record<string, string>>
   readonly reset?: readonly string[]
@@ -49,7 +64,44 @@ export interface TableChanges {
     readonly name: string
     readonly type: DataType
     readonly comment?: string
+    readonly defaultValue?: string
   }[]
+  readonly dropColumns?: readonly string[]
+  readonly renameColumns?: readonly { readonly name: string; readonly newName: string }[]
+  readonly modifyColumns?: readonly {
+    readonly name: string
+    readonly type?: DataType
+    readonly comment?: string | null
+    readonly defaultValue?: string | null
+  }[]
+}
+
+/** The column changes of `changes` in core's form. */
+export function schemaChangesOfTableChanges(changes: TableChanges): SchemaChange[] {
+  return [
+    ...(changes.addColumns ?? []).map(
+      (c): SchemaChange => ({
+        kind: 'add',
+        name: c.name,
+        dataType: c.type,
+        ...(c.comment === undefined ? {} : { comment: c.comment }),
+        ...(c.defaultValue === undefined ? {} : { defaultValue: c.defaultValue }),
+      }),
+    ),
+    ...(changes.dropColumns ?? []).map((name): SchemaChange => ({ kind: 'drop', name })),
+    ...(changes.renameColumns ?? []).map(
+      (c): SchemaChange => ({ kind: 'rename', name: c.name, newName: c.newName }),
+    ),
+    ...(changes.modifyColumns ?? []).map(
+      (c): SchemaChange => ({
+        kind: 'modify',
+        name: c.name,
+        ...(c.type === undefined ? {} : { dataType: c.type }),
+        ...(c.comment === undefined ? {} : { comment: c.comment }),
+        ...(c.defaultValue === undefined ? {} : { defaultValue: c.defaultValue }),
+      }),
+    ),
+  ]
 }
 
 export class Admin {
@@ -138,10 +190,12 @@ export class Admin {
   }
 
   /**
-   * ALTER TABLE: sets (`set`) and resets (`reset`) table properties, adds nullable columns at the
-   * end (`addColumns`), as Fluss's `alterTable` with SET/DELETE config changes and LAST positions.
+   * ALTER TABLE (Fluss's `alterTable`): sets (`set`) and resets (`reset`) table properties, or
+   * changes columns (see `TableChanges`). A column change stores the table's next schema id; tables
+   * got before it keep their schema (their writers keep working) until got again.
    */
   async alterTable(path: TablePath, changes: TableChanges, ignoreIfNotExists = false): Promise<void> {
+    const columnChanges = schemaChangesOfTableChanges(changes)
     await this.#metadata.requestCoordinator('ALTER_TABLE', {
       tablePath: pbPath(path),
       ignoreIfNotExists,
@@ -153,17 +207,16 @@ export class Admin {
         })),
         ...(changes.reset ?? []).map(configKey => ({ configKey, opType: 1 })),
       ],
-      addColumns: (changes.addColumns ?? []).map(c => ({
-        columnName: c.name,
-        dataTypeJson: Buffer.from(dataTypeToJson(c.type)),
-        ...(c.comment === undefined ? {} : { comment: c.comment }),
-        columnPositionType: 0,
-      })),
-      dropColumns: [],
-      renameColumns: [],
-      modifyColumns: [],
+      ...schemaChangeFields(columnChanges),
     })
     this.#metadata.forgetTable(path)
+    if (columnChanges.length > 0) {
+      // Tables got on this connection from now on have the new schema (see getTableInfo).
+      const current = await this.#metadata
+        .requestCoordinator('GET_TABLE_INFO', { tablePath: pbPath(path) })
+        .catch(() => undefined)
+      if (current !== undefined) this.#metadata.noteSchemaId(path, current.schemaId)
+    }
   }
 
   async dropTable(path: TablePath, ignoreIfNotExists = false): Promise<void> {
@@ -172,7 +225,11 @@ export class Admin {
   }
 
   async getTableInfo(path: TablePath): Promise<TableInfo> {
-    const response = await this.#metadata.requestAnyServer('GET_TABLE_INFO', { tablePath: pbPath(path) })
+    const request = { tablePath: pbPath(path) }
+    let response = await this.#metadata.requestAnyServer('GET_TABLE_INFO', request)
+    // A server that has not learned this connection's own ALTER yet: the coordinator has.
+    if (response.schemaId < this.#metadata.minSchemaId(path))
+      response = await this.#metadata.requestCoordinator('GET_TABLE_INFO', request)
     const descriptor = tableDescriptorFromJson(response.tableJson)
     return TableInfo.of(
       path,
@@ -192,6 +249,22 @@ export class Admin {
   async listTables(databaseName: string): Promise<string[]> {
     const response = await this.#metadata.requestAnyServer('LIST_TABLES', { databaseName })
     return response.tableName
+  }
+
+  /** Every schema version of the table, oldest first (schema ids 1 up to the current one). */
+  async getTableSchemas(path: TablePath): Promise<SchemaInfo[]> {
+    const latest = await this.getTableSchema(path)
+    const older = Array.from({ length: latest.schemaId - 1 }, (_, i) => i + 1)
+    const found = await Promise.all(
+      older.map(id =>
+        this.getTableSchema(path, id).catch(e => {
+          // A table created by another Fluss version may start above 1.
+          if (e instanceof FlussError && e.is('SCHEMA_NOT_EXIST')) return undefined
+          throw e
+        }),
+      ),
+    )
+    return [...found.filter((s): s is SchemaInfo => s !== undefined), latest]
   }
 
   /** A schema of the table: the latest, or the version `schemaId`. */

@@ -46,6 +46,7 @@ export class MetadataUpdater {
   readonly #pool: ConnectionPool
   readonly #options: MetadataUpdaterOptions
   readonly #inFlight = new Map<string, Promise<Cluster>>()
+  readonly #minSchemaIds = new Map<string, number>()
   #cluster = Cluster.EMPTY
 
   constructor(pool: ConnectionPool, options: MetadataUpdaterOptions) {
@@ -76,6 +77,20 @@ export class MetadataUpdater {
   /** Forgets the bucket locations of a table or partition; the next use refreshes them. */
   invalidate(tableId: number, partitionId?: number): void {
     this.#cluster = this.#cluster.withoutBuckets(tableId, partitionId)
+  }
+
+  /**
+   * The lowest schema id a table's info may have on this connection: set after this connection
+   * altered the table's columns, so that servers that have not learned the change yet are not
+   * believed (read-your-writes for `getTable` after `alterTable`).
+   */
+  minSchemaId(path: TablePath): number {
+    return this.#minSchemaIds.get(tablePathToString(path)) ?? 0
+  }
+
+  noteSchemaId(path: TablePath, schemaId: number): void {
+    const key = tablePathToString(path)
+    this.#minSchemaIds.set(key, Math.max(schemaId, this.#minSchemaIds.get(key) ?? 0))
   }
 
   /** Forgets a table entirely (after it was dropped). */

@@ -1,15 +1,23 @@
 import { ArrowBatchWriter, projectRowType } from '@sluice/core/arrow'
-import { tableBucket } from '@sluice/core/metadata'
+import { Schema, tableBucket } from '@sluice/core/metadata'
 import { buildLogBatch, ChangeType, LogRecordBatch } from '@sluice/core/record'
 import { DataTypes } from '@sluice/core/types'
 import { describe, expect, it } from 'vitest'
+import { LogBatchDecoding } from './batch-decoding.js'
 import { CompletedFetch, decodeBatch } from './completed-fetch.js'
 
-const rowType = DataTypes.ROW([
-  { name: 'a', type: DataTypes.INT(), fieldId: 0 },
-  { name: 'b', type: DataTypes.STRING(), fieldId: 1 },
-  { name: 'c', type: DataTypes.DOUBLE(), fieldId: 2 },
-])
+const schema = Schema.newBuilder()
+  .column('a', DataTypes.INT())
+  .column('b', DataTypes.STRING())
+  .column('c', DataTypes.DOUBLE())
+  .build()
+const rowType = schema.rowType
+
+/** Decoding of schema 1 only (every batch here is written with it). */
+function decoding(pushdown?: number[]) {
+  const schemas = { known: (id: number) => (id === 1 ? schema : undefined), get: async () => schema }
+  return new LogBatchDecoding(1, schema, pushdown, schemas)
+}
 
 function batchBytes(
   rows: [number, string, number][],
@@ -29,7 +37,7 @@ function batchBytes(
   return bytes
 }
 
-const full = { readRowType: rowType, projected: false, reorder: undefined, checkCrc: true }
+const full = { decoding: decoding(), projected: false, reorder: undefined, checkCrc: true }
 
 describe('decodeBatch', () => {
   it('decodes rows from an offset inside the batch, with change types', () => {
@@ -54,7 +62,7 @@ describe('decodeBatch', () => {
     writer.addRow([1, 9.5])
     const bytes = buildLogBatch({ schemaId: 1, appendOnly: true, recordCount: 1, records: writer.finish() })
     const options = {
-      readRowType: projectRowType(rowType, [0, 2]),
+      decoding: decoding([0, 2]),
       projected: true,
       reorder: [1, 0],
       checkCrc: true,

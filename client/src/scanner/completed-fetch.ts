@@ -3,13 +3,13 @@ import { FlussError, toFlussError } from '@sluice/core/errors'
 import type { TableBucket } from '@sluice/core/metadata'
 import { ChangeType, type LogRecordBatch, MemoryLogRecords } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
-import type { RowType } from '@sluice/core/types'
+import type { LogBatchDecoding } from './batch-decoding.js'
 import type { ScanRecord } from './scan-records.js'
 
 /** How fetched batches are turned into records. */
 export interface BatchDecoderOptions {
-  /** The row type the Arrow payload was written with (the projected one for projected fetches). */
-  readonly readRowType: RowType
+  /** The row type each batch's Arrow payload has (by its schema id), and the mapping to the reader's rows. */
+  readonly decoding: Pick<LogBatchDecoding, 'plan'>
   /** Whether the server projected the batches (their CRC then no longer matches). */
   readonly projected: boolean
   /** Output position → position in the read row, when the user's column order differs. */
@@ -26,7 +26,8 @@ export function decodeBatch(
   if (options.checkCrc && !options.projected) batch.validate()
   const count = batch.recordCount
   if (count === 0) return []
-  const reader = new ArrowBatchReader(batch.arrowPayload(), options.readRowType)
+  const plan = options.decoding.plan(batch.schemaId)
+  const reader = new ArrowBatchReader(batch.arrowPayload(), plan.readRowType)
   if (reader.recordCount !== count) {
     throw new FlussError(
       'CORRUPT_RECORD_EXCEPTION',
@@ -37,9 +38,10 @@ export function decodeBatch(
   const base = batch.baseOffset
   const timestamp = batch.commitTimestamp
   const reorder = options.reorder
+  const mapping = plan.mapping
   const records: ScanRecord[] = []
   for (let i = Math.max(0, fromOffset - base); i < count; i++) {
-    const read = reader.getRow(i)
+    const read = mapping.map(reader.getRow(i))
     const row: Row = reorder === undefined ? read : reorder.map(p => read[p])
     const changeType = changeTypes === null ? ChangeType.APPEND_ONLY : (changeTypes[i] as ChangeType)
     records.push({ offset: base + i, timestamp, changeType, row })

@@ -36,6 +36,7 @@ export function fetchLogRequest(ctx: FetchContext, subs: readonly Subscription[]
         tableId: info.tableId,
         projectionPushdownEnabled: projectedFields !== undefined,
         projectedFields: projectedFields === undefined ? [] : [...projectedFields],
+        ...(projectedFields === undefined ? {} : { projectionSchemaId: info.schemaId }),
         bucketsReq: subs.map(s => ({
           partitionId: s.bucket.partitionId ?? null,
           bucketId: s.bucket.bucket,

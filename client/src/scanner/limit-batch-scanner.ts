@@ -8,6 +8,7 @@ import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import type { ValueDecoder } from '../table/value-decoder.js'
 import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
+import type { LogBatchDecoding } from './batch-decoding.js'
 import { decodeBatch } from './completed-fetch.js'
 
 /** What a limit scan needs from its table and connection. */
@@ -17,6 +18,8 @@ export interface LimitScanContext {
   readonly requestTimeoutMs: number
   readonly checkCrc: boolean
   readonly decoder: ValueDecoder
+  /** Reads log batches of any schema version of a log table. */
+  readonly decoding: LogBatchDecoding
   /** Column indexes to return, in order; undefined for every column (projection is client-side). */
   readonly fields: readonly number[] | undefined
 }
@@ -116,10 +119,11 @@ export class LimitBatchScanner {
 
   async #rows(records: Buffer | null, isLogTable: boolean, limit: number): Promise<Row[]> {
     if (records === null || records.length === 0) return []
-    const { info, decoder, fields, checkCrc } = this.#ctx
+    const { decoder, decoding, fields, checkCrc } = this.#ctx
     let rows: Row[]
     if (isLogTable) {
-      const options = { readRowType: info.rowType, projected: false, reorder: undefined, checkCrc }
+      await decoding.load(decoding.missing(records))
+      const options = { decoding, projected: false, reorder: undefined, checkCrc }
       rows = []
       for (const batch of new MemoryLogRecords(records).batches()) {
         for (const r of decodeBatch(batch, batch.baseOffset, options)) rows.push(r.row)

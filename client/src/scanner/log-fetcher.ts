@@ -8,6 +8,7 @@ import type { ServerNode } from '../metadata/cluster.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { tableName } from '../table/key-encoding.js'
 import { RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS } from '../util/async.js'
+import type { LogBatchDecoding } from './batch-decoding.js'
 import { type BatchDecoderOptions, CompletedFetch } from './completed-fetch.js'
 import {
   EARLIEST_OFFSET,
@@ -28,7 +29,7 @@ export interface FetchContext {
   readonly requestTimeoutMs: number
   /** Ascending column indexes pushed down to the server, or undefined for every column. */
   readonly projectedFields: readonly number[] | undefined
-  readonly decoder: BatchDecoderOptions
+  readonly decoder: BatchDecoderOptions & { readonly decoding: LogBatchDecoding }
 }
 
 /** A subscribed bucket and the next offset to read from it. */
@@ -281,12 +282,32 @@ export class LogFetcher {
         }
         if (error !== undefined) error = fetchError(error, fetchOffset)
         if (error === undefined && (r.records === null || r.records.length === 0)) continue
-        this.#buffer.push(
-          new CompletedFetch(bucket, fetchOffset, r.highWatermark ?? -1, r.records, error, decoder),
-        )
+        const highWatermark = r.highWatermark ?? -1
         this.#buffered.add(key)
+        const missing = error === undefined ? decoder.decoding.missing(r.records) : []
+        if (missing.length === 0) {
+          this.#buffer.push(new CompletedFetch(bucket, fetchOffset, highWatermark, r.records, error, decoder))
+          continue
+        }
+        // Batches written under schema versions not seen yet: load those first (decoding is sync).
+        decoder.decoding.load(missing).then(
+          () =>
+            this.#pushLate(
+              new CompletedFetch(bucket, fetchOffset, highWatermark, r.records, undefined, decoder),
+            ),
+          e =>
+            this.#pushLate(
+              new CompletedFetch(bucket, fetchOffset, highWatermark, null, toFlussError(e), decoder),
+            ),
+        )
       }
     }
+  }
+
+  #pushLate(fetch: CompletedFetch): void {
+    if (this.#closed || !this.#buffered.has(tableBucketKey(fetch.tableBucket))) return
+    this.#buffer.push(fetch)
+    this.wakeup()
   }
 
   #onRequestError(leader: ServerNode, subs: readonly Subscription[], error: FlussError): void {

@@ -1,4 +1,3 @@
-import { projectRowType } from '@sluice/core/arrow'
 import { TABLE_LOG_FORMAT } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
 import { type TableBucket, type TableInfo, tableBucket } from '@sluice/core/metadata'
@@ -6,7 +5,8 @@ import { Admin } from '../admin/admin.js'
 import type { ScannerOptions } from '../client-options.js'
 import type { MetadataUpdater } from '../metadata/metadata-updater.js'
 import { checkCompactedKv, projectFields, tableName } from '../table/key-encoding.js'
-import type { ValueDecoder } from '../table/value-decoder.js'
+import type { SchemaCache, ValueDecoder } from '../table/value-decoder.js'
+import { LogBatchDecoding } from './batch-decoding.js'
 import { LimitBatchScanner } from './limit-batch-scanner.js'
 import { LogFetcher } from './log-fetcher.js'
 import { LogScanner } from './log-scanner.js'
@@ -21,6 +21,8 @@ export interface ScanContext {
   readonly untrack: (scanner: LogScanner) => void
   /** Decodes KV values of the table (limit scans of primary-key tables). */
   readonly decoder: () => ValueDecoder
+  /** The table's schema versions (batches of older versions are read by column id). */
+  readonly schemas: SchemaCache
 }
 
 /** A column projection: the requested order, and what is pushed down to the server. */
@@ -114,6 +116,7 @@ export class Scan {
       requestTimeoutMs,
       checkCrc: options.checkCrc,
       decoder: this.#ctx.decoder(),
+      decoding: new LogBatchDecoding(info.schemaId, info.schema, undefined, this.#ctx.schemas),
       fields: this.#projection?.fields,
     }
     return new LimitBatchScanner(context, target, limit)
@@ -129,7 +132,7 @@ export class Scan {
     }
     checkArrowLog(info)
     const p = this.#projection
-    const readRowType = p === undefined ? info.rowType : projectRowType(info.rowType, p.pushdown)
+    const decoding = new LogBatchDecoding(info.schemaId, info.schema, p?.pushdown, this.#ctx.schemas)
     const { metadata, options, requestTimeoutMs } = this.#ctx
     const fetcher = new LogFetcher({
       metadata,
@@ -137,7 +140,7 @@ export class Scan {
       options,
       requestTimeoutMs,
       projectedFields: p?.pushdown,
-      decoder: { readRowType, projected: p !== undefined, reorder: p?.reorder, checkCrc: options.checkCrc },
+      decoder: { decoding, projected: p !== undefined, reorder: p?.reorder, checkCrc: options.checkCrc },
     })
     const partitions = info.isPartitioned
       ? {

@@ -1,7 +1,8 @@
+import { Schema } from '@sluice/core/metadata'
 import { Decimal, Timestamp } from '@sluice/core/row'
 import { DataTypes, notNull } from '@sluice/core/types'
 import { describe, expect, it } from 'vitest'
-import { RowConverter } from './row-converter.js'
+import { RowConverter, schemaDefaults } from './row-converter.js'
 
 const rowType = DataTypes.ROW([
   { name: 'id', type: notNull(DataTypes.BIGINT()), fieldId: 0 },
@@ -49,5 +50,33 @@ describe('RowConverter', () => {
     expect(() => converter.toRow([1n])).toThrow(/Row has 1 values, the table has 4 columns/)
     expect(() => converter.toRow({ id: 1n, extra: 1 })).toThrow(/Unknown column 'extra'/)
     expect(() => converter.toRow(null as never)).toThrow(/must be an array or an object/)
+  })
+
+  it('fills in write defaults for columns a row leaves out, never over a value or an explicit null', () => {
+    const schema = Schema.newBuilder()
+      .column('id', DataTypes.BIGINT())
+      .column('region', DataTypes.STRING())
+      .column('qty', DataTypes.INT())
+      .build()
+    const withDefaults = new Schema({
+      columns: schema.columns.map(c =>
+        c.name === 'region'
+          ? { ...c, defaultValue: 'eu' }
+          : c.name === 'qty'
+            ? { ...c, defaultValue: '1' }
+            : c,
+      ),
+      highestFieldId: schema.highestFieldId,
+    })
+    const c = new RowConverter(withDefaults.rowType, undefined, schemaDefaults(withDefaults))
+    expect(c.toRow({ id: 1n })).toEqual([1n, 'eu', 1])
+    expect(c.toRow({ id: 2n, region: undefined, qty: 5 })).toEqual([2n, 'eu', 5])
+    expect(c.toRow({ id: 3n, region: null })).toEqual([3n, null, 1])
+    expect(c.toRow([4n, undefined, null])).toEqual([4n, 'eu', null])
+    expect(new RowConverter(schema.rowType, undefined, schemaDefaults(schema)).toRow({ id: 5n })).toEqual([
+      5n,
+      null,
+      null,
+    ])
   })
 })

@@ -1,11 +1,13 @@
 import { FlussError } from '@sluice/core/errors'
+import { parseDefaultValue, type Schema } from '@sluice/core/metadata'
 import { createValueChecker, type Row, type Value, type ValueChecker } from '@sluice/core/row'
 import type { RowType } from '@sluice/core/types'
 import { type InputConverter, inputConverter } from './nested-values.js'
 
 /**
  * A row as users pass it: values in column order, or an object keyed by column name (absent
- * columns are null). Values follow the core value model (`@sluice/core/row` Value); as
+ * columns are null, or the column's write default when it has one, as is `undefined` in an array).
+ * Values follow the core value model (`@sluice/core/row` Value); as
  * conveniences, at any depth, BIGINT also takes a safe-integer number, TIMESTAMP/TIMESTAMP_LTZ a
  * Date, ARRAY a typed array, MAP with STRING keys a plain object, and ROW a plain object keyed by
  * field name (see `nested-values.ts`).
@@ -23,13 +25,21 @@ export class RowConverter {
   readonly #checkers: readonly ValueChecker[]
   readonly #converts: readonly InputConverter[]
   readonly #subject: string
+  readonly #defaults: readonly Value[] | undefined
+  readonly #hasDefault: readonly boolean[]
 
-  /** `subject` names the columns in messages (e.g. 'the table has', 'the lookup key has'). */
+  /**
+   * `subject` names the columns in messages (e.g. 'the table has', 'the lookup key has');
+   * `defaults` holds each column's write default (undefined: none), see `schemaDefaults`.
+   */
   constructor(
     readonly rowType: RowType,
     subject = 'the table has',
+    defaults?: readonly (Value | undefined)[],
   ) {
     this.#subject = subject
+    this.#defaults = defaults?.some(d => d !== undefined) ? defaults.map(d => d ?? null) : undefined
+    this.#hasDefault = defaults?.map(d => d !== undefined) ?? []
     this.#names = rowType.fields.map(f => f.name)
     this.#index = new Map(this.#names.map((n, i) => [n, i]))
     this.#checkers = rowType.fields.map(f => createValueChecker(f.type, f.name))
@@ -73,8 +83,14 @@ export class RowConverter {
       )
     }
     const row = new Array<Value>(n).fill(null)
+    const defaults = only === undefined ? this.#defaults : undefined
     for (let i = 0; i < n; i++) {
-      if (only === undefined || only.has(i)) row[i] = this.#converts[i](input[i], () => this.#names[i])
+      if (only !== undefined && !only.has(i)) continue
+      const v = input[i]
+      row[i] =
+        v === undefined && defaults !== undefined && this.#hasDefault[i]
+          ? defaults[i]
+          : this.#converts[i](v, () => this.#names[i])
     }
     return row
   }
@@ -86,7 +102,10 @@ export class RowConverter {
         `A row must be an array or an object, got ${input === null ? 'null' : typeof input}`,
       )
     }
-    const row = new Array<Value>(this.#names.length).fill(null)
+    const row =
+      this.#defaults === undefined || only !== undefined
+        ? new Array<Value>(this.#names.length).fill(null)
+        : [...this.#defaults]
     for (const key of Object.keys(input)) {
       const i = this.#index.get(key)
       if (i === undefined) {
@@ -95,8 +114,18 @@ export class RowConverter {
           `Unknown column '${key}'; ${this.#subject} columns ${this.#names.join(', ')}`,
         )
       }
-      if (only === undefined || only.has(i)) row[i] = this.#converts[i](input[key], () => key)
+      if (only !== undefined && !only.has(i)) continue
+      const v = input[key]
+      if (v === undefined && only === undefined && this.#hasDefault[i]) continue
+      row[i] = this.#converts[i](v, () => key)
     }
     return row
   }
+}
+
+/** Each column's write default as a value (undefined: the column has none). */
+export function schemaDefaults(schema: Schema): (Value | undefined)[] {
+  return schema.columns.map(c =>
+    c.defaultValue === undefined ? undefined : parseDefaultValue(c.type, c.defaultValue, c.name),
+  )
 }

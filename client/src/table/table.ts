@@ -102,6 +102,7 @@ export class Table {
       track: trackScanner,
       untrack: untrackScanner,
       decoder: () => new ValueDecoder(this.#info, this.#schemas),
+      schemas: this.#schemas,
     }
     return new Scan(this.#info, scanContext)
   }

@@ -1,5 +1,5 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
-import type { Schema, TableInfo } from '@sluice/core/metadata'
+import { ColumnMapping, type Schema, type TableInfo } from '@sluice/core/metadata'
 import { CompactedRowDecoder, decodeValue, type Row } from '@sluice/core/row'
 import type { Admin } from '../admin/admin.js'
 
@@ -13,30 +13,45 @@ const MAX_CACHED_SCHEMAS = 64
  */
 export class SchemaCache {
   readonly #info: TableInfo
-  readonly #admin: Admin
+  readonly #admin: Pick<Admin, 'getTableSchema'>
   readonly #schemas = new Map<number, Promise<Schema>>()
+  readonly #loaded = new Map<number, Schema>()
 
-  constructor(info: TableInfo, admin: Admin) {
+  constructor(info: TableInfo, admin: Pick<Admin, 'getTableSchema'>) {
     this.#info = info
     this.#admin = admin
     this.#schemas.set(info.schemaId, Promise.resolve(info.schema))
+    this.#loaded.set(info.schemaId, info.schema)
+  }
+
+  get info(): TableInfo {
+    return this.#info
   }
 
   get(schemaId: number): Promise<Schema> {
     let schema = this.#schemas.get(schemaId)
     if (schema === undefined) {
       if (this.#schemas.size >= MAX_CACHED_SCHEMAS) this.#evictOne()
-      schema = this.#admin.getTableSchema(this.#info.tablePath, schemaId).then(s => s.schema)
+      schema = this.#admin.getTableSchema(this.#info.tablePath, schemaId).then(s => {
+        this.#loaded.set(schemaId, s.schema)
+        return s.schema
+      })
       schema.catch(() => this.#schemas.delete(schemaId))
       this.#schemas.set(schemaId, schema)
     }
     return schema
   }
 
+  /** A schema fetched before (synchronously), or undefined. */
+  known(schemaId: number): Schema | undefined {
+    return this.#loaded.get(schemaId)
+  }
+
   #evictOne(): void {
     for (const id of this.#schemas.keys()) {
       if (id !== this.#info.schemaId) {
         this.#schemas.delete(id)
+        this.#loaded.delete(id)
         return
       }
     }
@@ -98,12 +113,7 @@ export class ValueDecoder {
     }
     if (this.#decoders.has(schemaId)) return
     const decoder = new CompactedRowDecoder(source.rowType)
-    const mapping = this.#info.schema.columns.map(c =>
-      source.columns.findIndex(s => s.columnId === c.columnId),
-    )
-    this.#decoders.set(schemaId, row => {
-      const read = decoder.decode(row)
-      return mapping.map(i => (i < 0 ? null : read[i]))
-    })
+    const mapping = ColumnMapping.between(source, this.#info.schema)
+    this.#decoders.set(schemaId, row => mapping.map(decoder.decode(row)))
   }
 }

@@ -7,6 +7,7 @@ import {
   currentSnapshot,
   flussOffsetsOf,
   isFlussSnapshot,
+  lakeFieldIdOf,
   parseTableMetadata,
 } from '@sluice/lake/iceberg'
 import { type LakeSource, readLakeFile } from '@sluice/lake/io'
@@ -44,10 +45,14 @@ export async function loadLakeSnapshot(
 
 const SYSTEM = { bucket: '__bucket', offset: '__offset', timestamp: '__timestamp' } as const
 
-/** Positions of the table's columns and of the system columns in the lake schema. */
+/**
+ * Positions of the table's columns (by field id: a renamed column is found, one the lake table does
+ * not have yet reads NULL) and of the system columns in the lake schema.
+ */
 function columnMap(md: TableMetadata, info: TableInfo) {
   const schema = md.schemas.find(s => s['schema-id'] === md['current-schema-id'])
-  const names = (schema?.fields ?? []).map(f => f.name)
+  const fields = schema?.fields ?? []
+  const names = fields.map(f => f.name)
   const at = (name: string) => names.indexOf(name)
   const system = { bucket: at(SYSTEM.bucket), offset: at(SYSTEM.offset), timestamp: at(SYSTEM.timestamp) }
   if (system.bucket < 0 || system.offset < 0 || system.timestamp < 0) {
@@ -56,7 +61,18 @@ function columnMap(md: TableMetadata, info: TableInfo) {
       'the lake table lacks the __bucket/__offset/__timestamp columns',
     )
   }
-  return { columns: info.schema.columns.map(c => at(c.name)), system }
+  const ids = fields.map(f => f.id)
+  return { columns: info.schema.columns.map(c => ids.indexOf(lakeFieldIdOf(c.columnId))), system }
+}
+
+/**
+ * Per column, the conversion of lake values into the column's current type: a column promoted to
+ * BIGINT reads numbers from files written while it was an int.
+ */
+function lakeValueConverters(info: TableInfo): ((v: Value) => Value)[] {
+  return info.schema.columns.map(c =>
+    c.type.type === 'BIGINT' ? (v: Value) => (typeof v === 'number' ? BigInt(v) : v) : (v: Value) => v,
+  )
 }
 
 function timestampMs(v: Value): number {
@@ -71,8 +87,9 @@ export async function* lakeRecords(
 ): AsyncGenerator<UnionRecord[]> {
   if (lake?.snapshot === undefined) return
   const { columns, system } = columnMap(lake.metadata, info)
+  const convert = lakeValueConverters(info)
   const toRecord = (r: Row): UnionRecord => ({
-    row: columns.map(i => (i < 0 ? null : r[i])),
+    row: columns.map((i, c) => (i < 0 ? null : convert[c](r[i]))),
     bucket: Number(r[system.bucket]),
     offset: Number(r[system.offset]),
     timestamp: timestampMs(r[system.timestamp]),

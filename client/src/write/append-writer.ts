@@ -3,7 +3,7 @@ import { FlussError } from '@sluice/core/errors'
 import { partitionGetter, type TableInfo } from '@sluice/core/metadata'
 import type { Row } from '@sluice/core/row'
 import type { WriterOptions } from '../client-options.js'
-import { RowConverter, type RowInput } from '../table/row-converter.js'
+import { RowConverter, type RowInput, schemaDefaults } from '../table/row-converter.js'
 import { type ArrowAppendOptions, checkArrowAppendOptions, routeArrowBatch } from './arrow-append.js'
 import {
   recompressValidatedBatch,
@@ -75,7 +75,7 @@ export class AppendWriter implements ClosableWriter {
     }
     this.#info = info
     this.#compression = context.compression
-    this.#converter = new RowConverter(info.rowType)
+    this.#converter = new RowConverter(info.rowType, undefined, schemaDefaults(info.schema))
     this.#partitionOf = info.isPartitioned ? partitionGetter(info.rowType, info.partitionKeys) : undefined
     this.#assigner = context.bucketAssigner
     this.#onClosed = () => context.onClosed?.(this)

@@ -2,7 +2,7 @@ import type { BucketingFunction } from '@sluice/core/bucketing'
 import { partitionGetter, type TableInfo } from '@sluice/core/metadata'
 import { CompactedRowEncoder, type KeyEncoder, keyPositions, type Row, type Value } from '@sluice/core/row'
 import { projectFields, tableKeyEncoders } from '../table/key-encoding.js'
-import { RowConverter, type RowInput } from '../table/row-converter.js'
+import { RowConverter, type RowInput, schemaDefaults } from '../table/row-converter.js'
 import type { KvWriteRecord } from './batch-format.js'
 
 /** A user row turned into a KV record, with where it goes. */
@@ -45,7 +45,7 @@ export class KvRecordEncoder {
     this.#targets = targets
     this.#converter =
       targets === undefined
-        ? new RowConverter(rowType)
+        ? new RowConverter(rowType, undefined, schemaDefaults(info.schema))
         : new RowConverter(projectFields(rowType, targets), 'the partial update writes')
     const keyIndexes = keyPositions(rowType, info.primaryKeys)
     this.#keyPositions = targets === undefined ? keyIndexes : keyIndexes.map(k => targets.indexOf(k))

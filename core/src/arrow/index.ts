@@ -39,6 +39,7 @@ export {
   lakeStreamRowType,
   PARQUET_FIELD_ID_METADATA_KEY,
 } from './lake-system-columns.js'
+export { type ProjectedColumn, projectWithNullColumns } from './null-columns.js'
 export {
   ArrowProjection,
   projectedRecordBatchSize,

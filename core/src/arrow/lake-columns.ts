@@ -64,6 +64,28 @@ function widenInt(c: ArrowColumn, buffers: readonly Uint8Array[]): LakeColumnBuf
  * int64 values multiplied by `factor` (at most 1e6), exactly, on 32-bit words. A product that
  * leaves the int64 range is an error for a valid value and becomes 0 in a null slot.
  */
+/** An INT8/16/32 column as INT64 (a column widened to BIGINT after the batch was written). */
+function widenToInt64(c: ArrowColumn, buffers: readonly Uint8Array[]): LakeColumnBuffers {
+  const src = aligned(buffers[1])
+  const n = c.length
+  const v =
+    c.kind === K.INT8
+      ? new Int8Array(src.buffer, src.byteOffset, n)
+      : c.kind === K.INT16
+        ? new Int16Array(src.buffer, src.byteOffset, n)
+        : new Int32Array(src.buffer, src.byteOffset, n)
+  const out = new BigInt64Array(n)
+  for (let i = 0; i < n; i++) out[i] = BigInt(v[i])
+  return { buffers: [buffers[0], new Uint8Array(out.buffer)], nullCount: c.nullCount }
+}
+
+/** A FLOAT32 column as FLOAT64 (FLOAT widened to DOUBLE). */
+function widenToFloat64(c: ArrowColumn, buffers: readonly Uint8Array[]): LakeColumnBuffers {
+  const src = aligned(buffers[1])
+  const v = new Float32Array(src.buffer, src.byteOffset, c.length)
+  return { buffers: [buffers[0], new Uint8Array(Float64Array.from(v).buffer)], nullCount: c.nullCount }
+}
+
 function scaleInt64(c: ArrowColumn, src: Uint8Array, factor: number, name: string): Uint8Array {
   const n = c.length
   const s = aligned(src)
@@ -149,6 +171,7 @@ function toMicros(c: ArrowColumn, buffers: readonly Uint8Array[], name: string):
   return { buffers: [buffers[0], out], nullCount: c.nullCount }
 }
 
+const INT_KINDS: ReadonlySet<number> = new Set([K.INT8, K.INT16, K.INT32])
 const TIME_KINDS: ReadonlySet<number> = new Set([K.TIME_SECOND, K.TIME_MILLI, K.TIME_MICRO, K.TIME_NANO])
 const TIMESTAMP_KINDS: ReadonlySet<number> = new Set([
   K.TIMESTAMP_SECOND,
@@ -177,6 +200,16 @@ export function lakeColumnConverter(
   toLayout: ColumnLayout,
 ): Converter {
   if (sameRepresentation(from, to, fromLayout, toLayout)) return passThrough
+  // A DECIMAL widened in precision keeps its unscaled 128-bit values.
+  if (
+    from.type === 'DECIMAL' &&
+    to.type === 'DECIMAL' &&
+    from.scale === to.scale &&
+    from.precision <= to.precision
+  )
+    return passThrough
+  if (toLayout.kind === K.INT64 && INT_KINDS.has(fromLayout.kind)) return widenToInt64
+  if (toLayout.kind === K.FLOAT64 && fromLayout.kind === K.FLOAT32) return widenToFloat64
   if (toLayout.kind === K.INT32 && (fromLayout.kind === K.INT8 || fromLayout.kind === K.INT16))
     return widenInt
   if (toLayout.kind === K.TIME_MICRO && TIME_KINDS.has(fromLayout.kind)) return toMicros

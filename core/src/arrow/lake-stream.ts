@@ -46,6 +46,12 @@ export interface LakeStreamSchema {
   readonly userRowType: RowType
   /** One field id per user column, then the ids of `__bucket`, `__offset`, `__timestamp`. */
   readonly fieldIds: readonly number[]
+  /**
+   * Per user column, the Fluss column id it holds: a batch's columns are then matched by id (a
+   * renamed column is found, a dropped one left out, one added since written as NULL). Without
+   * it, a batch's columns are the user columns or a prefix of them, by position.
+   */
+  readonly sourceColumnIds?: readonly number[]
   /** Metadata of the nested children of the user columns (their field ids), by column position. */
   readonly fieldMetadataTrees?: ReadonlyArray<FieldMetadataTree | undefined>
   /** Custom metadata of the stream's schema. */
@@ -104,7 +110,8 @@ export class LakeArrowStreamWriter {
 
   /**
    * Appends one RecordBatch message written in `sourceRowType` (the schema of the batch's schema
-   * id: the lake's user columns or a prefix of them). CORRUPT_RECORD_EXCEPTION for a damaged
+   * id: matched by column id with `sourceColumnIds`, else the lake's user columns or a prefix of
+   * them). CORRUPT_RECORD_EXCEPTION for a damaged
    * message; INVALID_REQUEST when a column cannot be converted to its lake type.
    */
   append(message: Uint8Array, sourceRowType: RowType, position: LakeBatchPosition): LakeBatchSummary {
@@ -126,7 +133,8 @@ export class LakeArrowStreamWriter {
     source: RowType,
   ): LakeColumnBuffers[] {
     const target = this.schema.userRowType
-    if (source.fields.length > target.fields.length) {
+    const ids = this.schema.sourceColumnIds
+    if (ids === undefined && source.fields.length > target.fields.length) {
       throw new FlussError(
         'INVALID_REQUEST',
         `the batch has ${source.fields.length} columns, the lake table ${target.fields.length}`,
@@ -137,17 +145,18 @@ export class LakeArrowStreamWriter {
     const out: LakeColumnBuffers[] = []
     for (let c = 0; c < target.fields.length; c++) {
       const to = target.fields[c]
-      if (c >= source.fields.length) {
+      const s = ids === undefined ? c : source.fields.findIndex(f => f.fieldId === ids[c])
+      if (s < 0 || s >= source.fields.length) {
         if (!to.type.nullable)
           throw new FlussError('INVALID_REQUEST', `NOT NULL column '${to.name}' is missing`)
         out.push(nullColumnTree(this.layouts[c], header.length))
         continue
       }
-      const from = source.fields[c]
-      const column = decoded[c]
+      const from = source.fields[s]
+      const column = decoded[s]
       if (column.nullCount > 0 && !to.type.nullable)
         throw corrupt(`NOT NULL column '${to.name}' has ${column.nullCount} nulls`)
-      out.push(lakeColumnTree(to.name, from.type, sourceLayouts[c], to.type, this.layouts[c], column))
+      out.push(lakeColumnTree(to.name, from.type, sourceLayouts[s], to.type, this.layouts[c], column))
     }
     return out
   }

@@ -88,15 +88,25 @@ export async function getTableInfo(catalog: Catalog, req: Req<'GET_TABLE_INFO'>)
   }
 }
 
-/** The schema by id, or the current one; Fluss answers SCHEMA_NOT_EXIST also for a missing table. */
+/**
+ * The schema by id, or the current one; Fluss answers SCHEMA_NOT_EXIST also for a missing table.
+ * An id above the table's current one is asked of the store directly (a cached table item may be
+ * older than the client's metadata), and is SCHEMA_NOT_EXIST while it is above the stored table's
+ * id too (a schema item of an ALTER that has not committed).
+ */
 export async function getTableSchema(
   catalog: Catalog,
   req: Req<'GET_TABLE_SCHEMA'>,
 ): Res<'GET_TABLE_SCHEMA'> {
   const path = toTablePath(req.tablePath)
-  const table = await catalog.getTable(path)
+  let table = await catalog.getTable(path)
+  if (table !== undefined && req.schemaId !== null && req.schemaId > table.schemaId)
+    table = await catalog.direct.getTable(path)
   const schemaId = req.schemaId ?? table?.schemaId ?? 0
-  const schema = table === undefined ? undefined : await catalog.getSchema(table.tableId, schemaId)
+  const schema =
+    table !== undefined && schemaId <= table.schemaId
+      ? await catalog.getSchema(table.tableId, schemaId)
+      : undefined
   if (schema === undefined) {
     throw new FlussError(
       'SCHEMA_NOT_EXIST',

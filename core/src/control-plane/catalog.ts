@@ -15,14 +15,17 @@ import {
   PARTITION_SK_PREFIX,
   parseDatabaseName,
   parsePartitionName,
+  parseSchemaId,
   parseTableName,
   partitionKey,
+  SCHEMA_SK_PREFIX,
   SERVER_SK_PREFIX,
   schemaKey,
   TABLE_SK_PREFIX,
   tableIdKey,
   tableItemsPk,
   tablePathKey,
+  type VersionedItem,
 } from '../metastore/index.js'
 import { type BucketRecord, decodeBucket } from './bucket-item.js'
 import { CachedMetaStore } from './cached-metastore.js'
@@ -171,6 +174,12 @@ export class Catalog {
     const { pk, sk } = schemaKey(tableId, schemaId)
     const item = await this.store.get(pk, sk)
     return item === undefined ? undefined : decodeSchema(tableId, schemaId, item)
+  }
+
+  /** The stored schema items of a table by schema id, ascending (uncommitted ones included). */
+  async listSchemaItems(tableId: number): Promise<{ schemaId: number; item: VersionedItem }[]> {
+    const items = await queryAll(this.store, tableItemsPk(tableId), SCHEMA_SK_PREFIX)
+    return items.map(item => ({ schemaId: parseSchemaId(item.sk), item }))
   }
 
   /** Partitions of a table in the given states (by default the visible ones), by name. */

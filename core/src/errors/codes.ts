@@ -257,6 +257,14 @@ const TABLE = {
     'invalid_argument',
     15,
   ],
+  STALE_SCHEMA: [
+    1007,
+    "A row was written under a newer schema whose value this reader's older schema cannot hold (a column was widened since); read with the table's current schema.",
+    '',
+    409,
+    'failed_precondition',
+    -1,
+  ],
 } as const satisfies Record<string, Row>
 
 export type ErrorName = keyof typeof TABLE

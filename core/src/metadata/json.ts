@@ -26,6 +26,7 @@ function columnToJsonValue(c: Column): Record<string, unknown> {
       ...(params.length === 0 ? {} : { parameters: c.aggFunction.parameters }),
     }
   }
+  if (c.defaultValue !== undefined) out.default_value = c.defaultValue
   out.id = c.columnId
   return out
 }
@@ -59,12 +60,14 @@ function readAggFunction(node: JsonNode): AggFunction {
 function readColumn(node: JsonNode): Column {
   const comment = node.get('comment')?.string()
   const agg = node.get('agg_function')
+  const defaultValue = node.get('default_value')?.string()
   return {
     name: node.require('name').string(),
     type: readDataType(node.require('data_type')),
     ...(comment === undefined ? {} : { comment }),
     columnId: node.get('id')?.int() ?? UNKNOWN_COLUMN_ID,
     ...(agg === undefined ? {} : { aggFunction: readAggFunction(agg) }),
+    ...(defaultValue === undefined ? {} : { defaultValue }),
   }
 }
 

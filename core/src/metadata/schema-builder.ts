@@ -84,6 +84,19 @@ export class SchemaBuilder {
     return this
   }
 
+  /** Sets the write default (text, see `default-value.ts`) of the column added last. */
+  withDefault(defaultValue: string | undefined): this {
+    const last = this.#columns.pop()
+    if (last === undefined) {
+      throw schemaError(
+        "Method 'withDefault(...)' must be called after a column definition, but there is no preceding column defined.",
+      )
+    }
+    const { defaultValue: _old, ...rest } = last
+    this.#columns.push(defaultValue === undefined ? rest : { ...rest, defaultValue })
+    return this
+  }
+
   /** Declares the primary key, named `PK_<col1>_<col2>`. */
   primaryKey(...columnNames: (string | readonly string[])[]): this {
     const names = columnNames.flat()

@@ -7,6 +7,7 @@ import {
   withNullability,
 } from '../types/data-type.js'
 import type { AggFunction } from './agg-function.js'
+import { parseDefaultValue } from './default-value.js'
 import { SchemaBuilder } from './schema-builder.js'
 
 /**
@@ -26,6 +27,11 @@ export interface Column {
   readonly comment?: string
   readonly columnId: number
   readonly aggFunction?: AggFunction
+  /**
+   * The write default as text (`default-value.ts`): filled in by writers for a column a row leaves
+   * out. A Sluice extension; Fluss's schemas have none.
+   */
+  readonly defaultValue?: string
 }
 
 export interface PrimaryKey {
@@ -139,6 +145,7 @@ export function columnEquals(a: Column, b: Column): boolean {
     a.name === b.name &&
     a.columnId === b.columnId &&
     a.comment === b.comment &&
+    a.defaultValue === b.defaultValue &&
     a.aggFunction?.type === b.aggFunction?.type &&
     paramsA === paramsB &&
     typeEquals(a.type, b.type) &&
@@ -204,6 +211,13 @@ function normalizeColumns(
   for (const c of columns) {
     const problem = dataTypeProblem(c.type)
     if (problem !== undefined) throw schemaError(`Column '${c.name}' has an invalid type: ${problem}`)
+    if (c.defaultValue !== undefined) {
+      try {
+        parseDefaultValue(c.type, c.defaultValue, c.name)
+      } catch (e) {
+        throw schemaError((e as Error).message)
+      }
+    }
   }
   checkFieldIds(columns, highestFieldId)
   const names = columns.map(c => c.name)

@@ -67,6 +67,22 @@ export function validateTableDescriptor(d: TableDescriptor, ctx: TableValidation
   checkSystemColumns(d.schema)
 }
 
+/**
+ * The schema-dependent rules of creation, for a table whose schema changed (ALTER TABLE): key column
+ * types, the merge engine's columns, partition keys and reserved names. Distribution and replication
+ * are left out: schema changes do not touch them.
+ */
+export function validateTableSchema(d: TableDescriptor): void {
+  const conf = validateTableProperties(d.properties, {
+    hasPrimaryKey: d.hasPrimaryKey,
+    partitioned: d.isPartitioned,
+  })
+  checkPrimaryKeyTypes(d)
+  checkMergeEngine(conf, d.schema)
+  checkPartitioning(conf, d.partitionKeys, d.schema)
+  checkSystemColumns(d.schema)
+}
+
 function checkDistribution(d: TableDescriptor, maxBucketNum: number): void {
   if (d.distribution === undefined) throw invalidTable('Table distribution is required.')
   const bucketCount = d.bucketCount

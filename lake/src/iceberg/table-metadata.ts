@@ -2,7 +2,13 @@ import type { TableInfo } from '@sluice/core/metadata'
 import { newTableUuid } from './ids.js'
 import type { LakePartitioning } from './partition.js'
 import { type LakeSchema, OFFSET_FIELD_ID } from './schema.js'
-import { FORMAT_VERSION, type Snapshot, type SnapshotLogEntry, type TableMetadata } from './types.js'
+import {
+  FORMAT_VERSION,
+  type IcebergSchema,
+  type Snapshot,
+  type SnapshotLogEntry,
+  type TableMetadata,
+} from './types.js'
 
 /**
  * Pure construction of table metadata: a new table, and the metadata after a commit. Nothing here
@@ -151,6 +157,28 @@ export function withoutSnapshots(
     'last-updated-ms': Math.max(nowMs, base['last-updated-ms']),
     snapshots,
     'snapshot-log': log,
+    'metadata-log': metadataLogAfter(base, baseLocation, previousVersionsMax),
+  }
+}
+
+/**
+ * `base` with `schema` added as its current schema (schema evolution; no new snapshot);
+ * `lastColumnId` is the highest field id `schema` uses, nested ones included.
+ */
+export function withCurrentSchema(
+  base: TableMetadata,
+  baseLocation: string,
+  schema: IcebergSchema,
+  lastColumnId: number,
+  nowMs: number,
+  previousVersionsMax = DEFAULT_PREVIOUS_VERSIONS_MAX,
+): TableMetadata {
+  return {
+    ...base,
+    'last-updated-ms': Math.max(nowMs, base['last-updated-ms']),
+    'last-column-id': Math.max(base['last-column-id'], lastColumnId),
+    'current-schema-id': schema['schema-id'],
+    schemas: [...base.schemas, schema],
     'metadata-log': metadataLogAfter(base, baseLocation, previousVersionsMax),
   }
 }

@@ -3,6 +3,7 @@ import { lakeDataFileKey } from '@sluice/core/blobstore'
 import { FlussError } from '@sluice/core/errors'
 import type { RowType } from '@sluice/core/types'
 import { toBoundBytes } from '../iceberg/conversions.js'
+import { flussColumnIdOf } from '../iceberg/field-ids.js'
 import { uuidV7 } from '../iceberg/ids.js'
 import { stringifyJson } from '../iceberg/json.js'
 import { partitionPath } from '../iceberg/partition.js'
@@ -63,6 +64,7 @@ export class ArrowDataFileWriter {
         fields: user.map(c => ({ name: c.name, type: c.lakeType, fieldId: c.fieldId })),
       },
       fieldIds: ctx.schema.columns.map(c => c.fieldId),
+      sourceColumnIds: user.map(c => flussColumnIdOf(c.fieldId)),
       fieldMetadataTrees: user.map(c => c.nestedFieldIds),
     })
     this.stats = this.newStats()

@@ -6,8 +6,8 @@ import { ConnectionPool } from '@sluice/core/rpc'
 const OP_SET = 0
 
 /**
- * Sets table properties with ALTER_TABLE sent straight to the first coordinator (the SDK's Admin
- * has no alterTable; the Fluss clients send the same request).
+ * Sets table properties with ALTER_TABLE sent straight to the first coordinator (the request
+ * the Fluss clients and the SDK's `Admin#alterTable` send), bypassing the SDK's metadata.
  */
 export async function alterTableProperties(
   cluster: LocalCluster,

@@ -70,6 +70,14 @@ export function authorizingBackend(inner: GatewayBackend, authorizer: Authorizer
       await check(ctx, 'DROP_TABLE', { tablePath: pbPath(path) })
       return inner.dropTable(ctx, path, ignoreIfNotExists)
     },
+    async alterTable(ctx, path, changes, ignoreIfNotExists) {
+      await check(ctx, 'ALTER_TABLE', { tablePath: pbPath(path) })
+      return inner.alterTable(ctx, path, changes, ignoreIfNotExists)
+    },
+    async getTableSchemas(ctx, path) {
+      await check(ctx, 'GET_TABLE_SCHEMA', { tablePath: pbPath(path) })
+      return inner.getTableSchemas(ctx, path)
+    },
     async listPartitions(ctx, path) {
       await check(ctx, 'LIST_PARTITION_INFOS', { tablePath: pbPath(path) })
       return inner.listPartitions(ctx, path)

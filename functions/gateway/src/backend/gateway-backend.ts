@@ -1,3 +1,4 @@
+import type { SchemaInfo, TableChanges } from '@sluice/client'
 import type { Row } from '@sluice/core'
 import type {
   DatabaseDescriptor,
@@ -35,6 +36,15 @@ export interface GatewayBackend {
     ignoreIfExists: boolean,
   ): Promise<void>
   dropTable(ctx: BackendContext, path: TablePath, ignoreIfNotExists: boolean): Promise<void>
+  /** ALTER TABLE: properties or columns (see the SDK's `TableChanges`). */
+  alterTable(
+    ctx: BackendContext,
+    path: TablePath,
+    changes: TableChanges,
+    ignoreIfNotExists: boolean,
+  ): Promise<void>
+  /** Every schema version of the table, oldest first. */
+  getTableSchemas(ctx: BackendContext, path: TablePath): Promise<SchemaInfo[]>
 
   listPartitions(ctx: BackendContext, path: TablePath): Promise<PartitionInfo[]>
   createPartition(

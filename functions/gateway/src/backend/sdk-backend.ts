@@ -1,4 +1,10 @@
-import { Connection, encodedArrowBatch, tableCompression, type ValidatedArrowBatch } from '@sluice/client'
+import {
+  Connection,
+  encodedArrowBatch,
+  type TableChanges,
+  tableCompression,
+  type ValidatedArrowBatch,
+} from '@sluice/client'
 import type { Row } from '@sluice/core'
 import {
   CLIENT_WRITER_BATCH_SIZE,
@@ -111,6 +117,22 @@ export class SdkBackend implements B.GatewayBackend {
   async dropTable(_ctx: B.BackendContext, path: TablePath, ignoreIfNotExists: boolean) {
     await this.#admin.dropTable(path, ignoreIfNotExists)
     this.#tables.forget(path)
+  }
+  async alterTable(
+    _ctx: B.BackendContext,
+    path: TablePath,
+    changes: TableChanges,
+    ignoreIfNotExists: boolean,
+  ) {
+    try {
+      await this.#admin.alterTable(path, changes, ignoreIfNotExists)
+    } finally {
+      // Writers and readers opened on the old schema are reopened on the next request.
+      this.#tables.forget(path)
+    }
+  }
+  getTableSchemas(_ctx: B.BackendContext, path: TablePath) {
+    return this.#admin.getTableSchemas(path)
   }
   listPartitions(_ctx: B.BackendContext, path: TablePath) {
     return this.#admin.listPartitionInfos(path)

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer'
-import type { Row, Value } from '@sluice/core'
+import type { Row } from '@sluice/core'
 import { digitsEnd, hasControl, nextIndex, skipWhitespace } from './json-bytes.js'
 import { isLongNumberLiteral } from './long-number.js'
 import { type RowColumns, rowPasses } from './row-columns.js'
@@ -123,7 +123,7 @@ export class JsonBodyRowReader {
     const { allowed, readers } = this.#columns
     const seen = this.#seen
     const stamp = ++this.#stamp
-    const row: Row = new Array<Value>(seen.length).fill(null)
+    const row: Row = this.#columns.empty.slice()
     let i = skipWhitespace(buf, this.#i + 1)
     let next = 0
     if (buf[i] !== 125) {

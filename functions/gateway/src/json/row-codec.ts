@@ -1,4 +1,4 @@
-import type { Row, RowType, Value } from '@sluice/core'
+import type { Row, RowType } from '@sluice/core'
 import { FlussError } from '@sluice/core/errors'
 import { invalidArgument } from '../errors/gateway-error.js'
 import { LongNumber } from './long-number.js'
@@ -9,7 +9,7 @@ export type { JsonRowReaderOptions } from './row-columns.js'
 
 /**
  * Reads JSON row objects (`{"id": 1, "name": "a"}`) into full-width rows of a table's row type:
- * columns left out are null. Each value is converted by the documented mapping and then checked
+ * columns left out are null (or their write default). Each value is converted by the documented mapping and then checked
  * with the column's value checker, so a row that passes can be encoded as it is.
  */
 export class JsonRowReader {
@@ -24,9 +24,9 @@ export class JsonRowReader {
     if (typeof json !== 'object' || json === null || Array.isArray(json) || json instanceof LongNumber) {
       throw invalidArgument(`${path}: expected a JSON object of column names to values`)
     }
-    const { index, allowed, readers, names } = this.columns
+    const { index, allowed, readers, empty } = this.columns
     const obj = json as Record<string, unknown>
-    const row: Row = new Array<Value>(names.length).fill(null)
+    const row: Row = empty.slice()
     for (const name of Object.keys(obj)) {
       const i = index.get(name)
       if (i === undefined) throw invalidArgument(`${path}.${name}: no such column in the table`)

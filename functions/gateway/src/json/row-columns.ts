@@ -1,4 +1,4 @@
-import type { RowType } from '@sluice/core'
+import type { RowType, Value } from '@sluice/core'
 import { createValueChecker, type ValueChecker } from '@sluice/core/row'
 import { type JsonValueReader, jsonValueReader } from './json-to-value.js'
 
@@ -7,6 +7,8 @@ export interface JsonRowReaderOptions {
   readonly allowed?: readonly string[]
   /** Columns a row object must name with a non-null value (keys). */
   readonly required?: readonly string[]
+  /** Per column, the value of a column a row object leaves out (full width; default all null). */
+  readonly defaults?: readonly Value[]
 }
 
 /** What reading JSON rows of one row type needs, compiled once: positions, value readers, checkers. */
@@ -20,6 +22,8 @@ export interface RowColumns {
   readonly required: readonly number[]
   readonly readers: readonly JsonValueReader[]
   readonly checkers: readonly ValueChecker[]
+  /** The row a row object starts from: each column's write default, or null. */
+  readonly empty: readonly Value[]
 }
 
 export function rowColumns(rowType: RowType, options: JsonRowReaderOptions = {}): RowColumns {
@@ -34,6 +38,7 @@ export function rowColumns(rowType: RowType, options: JsonRowReaderOptions = {})
     required: (options.required ?? []).map(n => index.get(n) as number),
     readers: rowType.fields.map(f => jsonValueReader(f.type)),
     checkers: rowType.fields.map(f => createValueChecker(f.type, f.name)),
+    empty: options.defaults ?? names.map(() => null),
   }
 }
 

@@ -47,44 +47,56 @@ export function tableJson(info: TableInfo): Record<string, unknown> {
   }
 }
 
-export function schemaJson(info: TableInfo): Record<string, unknown> {
+export function schemaJson(info: Pick<TableInfo, 'schema'>): Record<string, unknown> {
   return {
     columns: info.schema.columns.map(c => ({
       name: c.name,
+      column_id: c.columnId,
       type: dataTypeToJsonValue(c.type),
       type_string: typeToString(c.type),
       comment: c.comment ?? null,
+      default_value: c.defaultValue ?? null,
     })),
-    primary_key: [...info.primaryKeys],
+    primary_key: [...info.schema.primaryKeyColumnNames],
   }
 }
 
 /** The request form of a column type: compact text or Fluss's JSON type object. */
 export function dataTypeSchema(r: RouteRegistry): JsonSchema {
-  return r.schema('DataType', {
-    description:
-      'A Fluss type: compact text such as "DECIMAL(10, 2) NOT NULL", or Fluss\'s JSON form such as {"type":"DECIMAL","precision":10,"scale":2,"nullable":false}.',
-    oneOf: [
-      { type: 'string', minLength: 1, maxLength: 10_000 },
-      {
-        type: 'object',
-        required: ['type'],
-        properties: { type: { type: 'string', enum: TYPE_ROOTS }, nullable: { type: 'boolean' } },
-      },
-    ],
-  })
+  return r.schema('DataType', DATA_TYPE_SCHEMA)
+}
+
+const DATA_TYPE_SCHEMA: JsonSchema = {
+  description:
+    'A Fluss type: compact text such as "DECIMAL(10, 2) NOT NULL", or Fluss\'s JSON form such as {"type":"DECIMAL","precision":10,"scale":2,"nullable":false}.',
+  oneOf: [
+    { type: 'string', minLength: 1, maxLength: 10_000 },
+    {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { type: 'string', enum: TYPE_ROOTS }, nullable: { type: 'boolean' } },
+    },
+  ],
 }
 
 export function tableSchemaRefs(r: RouteRegistry): { table: JsonSchema; schema: JsonSchema } {
   const column = r.schema('ColumnInfo', {
     type: 'object',
-    required: ['name', 'type', 'type_string', 'comment'],
+    required: ['name', 'column_id', 'type', 'type_string', 'comment', 'default_value'],
     additionalProperties: false,
     properties: {
       name: { type: 'string' },
+      column_id: {
+        type: 'integer',
+        description: 'The stable id of the column: kept through renames and type changes, never reused.',
+      },
       type: { type: 'object', required: ['type'], description: "Fluss's JSON form of the type." },
       type_string: { type: 'string', description: 'The compact text form of the type.' },
       comment: { type: ['string', 'null'] },
+      default_value: {
+        type: ['string', 'null'],
+        description: 'The write default (text), filled in for a column a written row leaves out.',
+      },
     },
   })
   const schema = r.schema('TableSchema', {

@@ -9,10 +9,11 @@ import {
   TABLE_PARAMS,
   tablePathOf,
 } from './route-deps.js'
+import { addAlterRoutes } from './table-alter.js'
 import { schemaJson, tableJson, tableSchemaRefs } from './table-json.js'
 import { type CreateTableBody, createTableRequestSchema, tableDescriptorOf } from './table-request.js'
 
-/** Tables: list, create, get (info and schema), drop. */
+/** Tables: list, create, get (info and schema), drop, alter, schema versions. */
 export function tableRoutes(deps: RouteDeps): RouteGroup {
   const group = new RouteGroup(deps.runtime, '/v1')
   const refs = tableSchemaRefs(deps.runtime.registry)
@@ -20,6 +21,7 @@ export function tableRoutes(deps: RouteDeps): RouteGroup {
   addCreate(group, deps, refs.table)
   addGet(group, deps, refs)
   addDrop(group, deps)
+  addAlterRoutes(group, deps, refs)
   return group
 }
 

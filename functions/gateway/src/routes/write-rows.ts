@@ -1,5 +1,5 @@
-import type { Row } from '@sluice/core'
-import type { TableInfo } from '@sluice/core/metadata'
+import type { Row, Value } from '@sluice/core'
+import { parseDefaultValue, type TableInfo } from '@sluice/core/metadata'
 import { invalidArgument } from '../errors/gateway-error.js'
 import type { RouteInput } from '../http/pipeline.js'
 import { JsonBodyRowReader } from '../json/body-rows.js'
@@ -21,8 +21,21 @@ const READERS = new WeakMap<TableInfo, Map<WriteKind, KindReaders>>()
 function readerOptions(table: TableInfo, kind: WriteKind, columns?: readonly string[]): JsonRowReaderOptions {
   const pk = table.primaryKeys
   if (kind === 'delete') return { allowed: pk, required: pk }
-  if (kind === 'upsert') return { ...(columns === undefined ? {} : { allowed: columns }), required: pk }
-  return {}
+  // Whole rows take the columns' write defaults; a partial update writes only what it names.
+  const defaults = columns === undefined ? writeDefaults(table) : undefined
+  const withDefaults = defaults === undefined ? {} : { defaults }
+  if (kind === 'upsert')
+    return { ...(columns === undefined ? {} : { allowed: columns }), required: pk, ...withDefaults }
+  return withDefaults
+}
+
+/** Each column's write default (null where none), or undefined when no column has one. */
+function writeDefaults(table: TableInfo): Value[] | undefined {
+  const columns = table.schema.columns
+  if (columns.every(c => c.defaultValue === undefined)) return undefined
+  return columns.map(c =>
+    c.defaultValue === undefined ? null : parseDefaultValue(c.type, c.defaultValue, c.name),
+  )
 }
 
 function memberOf(kind: WriteKind): string {

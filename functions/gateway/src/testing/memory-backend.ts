@@ -1,3 +1,4 @@
+import type { TableChanges } from '@sluice/client'
 import type { Row } from '@sluice/core'
 import { FlussError } from '@sluice/core/errors'
 import { partitionGetter, type TableInfo, type TablePath } from '@sluice/core/metadata'
@@ -111,6 +112,14 @@ export class MemoryGatewayBackend implements B.GatewayBackend {
   async dropTable(ctx: B.BackendContext, path: TablePath, ignore: boolean) {
     await this.#enter('dropTable', ctx)
     this.catalog.dropTable(path, ignore)
+  }
+  async alterTable(ctx: B.BackendContext, path: TablePath, changes: TableChanges, ignore: boolean) {
+    await this.#enter('alterTable', ctx)
+    this.catalog.alterTable(path, changes, ignore)
+  }
+  async getTableSchemas(ctx: B.BackendContext, path: TablePath) {
+    await this.#enter('getTableSchemas', ctx)
+    return [...this.catalog.table(path).schemas]
   }
   async listPartitions(ctx: B.BackendContext, path: TablePath) {
     await this.#enter('listPartitions', ctx)

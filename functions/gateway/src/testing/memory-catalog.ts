@@ -1,7 +1,10 @@
+import { type SchemaInfo, schemaChangesOfTableChanges, type TableChanges } from '@sluice/client'
 import type { Row } from '@sluice/core'
 import { FlussError } from '@sluice/core/errors'
 import {
+  applySchemaChanges,
   applySystemDefaults,
+  ColumnMapping,
   type DatabaseDescriptor,
   type DatabaseInfo,
   partitionName,
@@ -30,8 +33,49 @@ export class MemoryTable {
   readonly logs = new Map<string, MemoryLogRecord[]>()
   /** Current rows of a primary-key table by `partitionId:keyHex`. */
   readonly kv = new Map<string, Row>()
+  /** Every schema version, oldest first. */
+  readonly schemas: SchemaInfo[]
 
-  constructor(readonly info: TableInfo) {}
+  constructor(public info: TableInfo) {
+    this.schemas = [{ schemaId: info.schemaId, schema: info.schema }]
+  }
+
+  /**
+   * The table with its next schema or properties. Stored rows are mapped to the new schema by
+   * column id (the twin keeps one schema's rows; the cluster reads older rows by id instead).
+   */
+  alter(changes: TableChanges, nowMs: number): void {
+    const columnChanges = schemaChangesOfTableChanges(changes)
+    const propertyChanges = Object.keys(changes.set ?? {}).length + (changes.reset?.length ?? 0)
+    if (columnChanges.length > 0 && propertyChanges > 0) {
+      throw new FlussError(
+        'INVALID_ALTER_TABLE_EXCEPTION',
+        'Table alteration can only be applied to one of the following: table properties or table schema.',
+      )
+    }
+    const old = this.info
+    const current = old.toTableDescriptor()
+    if (columnChanges.length === 0) {
+      const properties = { ...current.properties, ...changes.set }
+      for (const key of changes.reset ?? []) delete properties[key]
+      const next = current.withProperties(properties)
+      this.info = TableInfo.of(old.tablePath, old.tableId, old.schemaId, next, old.createdTime, nowMs)
+      return
+    }
+    const next = applySchemaChanges(current, columnChanges)
+    if (next === undefined) return
+    const info = TableInfo.of(old.tablePath, old.tableId, old.schemaId + 1, next, old.createdTime, nowMs)
+    const mapping = ColumnMapping.between(old.schema, info.schema)
+    for (const [key, records] of this.logs) {
+      this.logs.set(
+        key,
+        records.map(r => ({ ...r, row: mapping.map(r.row) })),
+      )
+    }
+    for (const [key, row] of this.kv) this.kv.set(key, mapping.map(row))
+    this.info = info
+    this.schemas.push({ schemaId: info.schemaId, schema: info.schema })
+  }
 }
 
 const DEFAULT_BUCKETS = 1
@@ -105,6 +149,12 @@ export class MemoryCatalog {
     const now = this.clock.nowMs()
     const info = TableInfo.of(path, this.#nextTableId++, 1, d, now, now)
     this.tables.set(`${path.databaseName}.${path.tableName}`, new MemoryTable(info))
+  }
+
+  alterTable(path: TablePath, changes: TableChanges, ignoreIfNotExists: boolean): void {
+    const t = this.tables.get(`${path.databaseName}.${path.tableName}`)
+    if (t === undefined && ignoreIfNotExists) return
+    this.table(path).alter(changes, this.clock.nowMs())
   }
 
   dropTable(path: TablePath, ignoreIfNotExists: boolean): void {

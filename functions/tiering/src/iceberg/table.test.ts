@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Decimal, Timestamp } from '@sluice/core/row'
+import { DataTypes } from '@sluice/core/types'
 import {
   FileContent,
   fromBoundBytes,
@@ -9,7 +10,7 @@ import {
   readManifest,
   readManifestList,
 } from '@sluice/lake/iceberg'
-import { LOG_TABLE, tableInfoOf } from '@sluice/lake/testing'
+import { LOG_TABLE, type TableSpec, tableInfoOf } from '@sluice/lake/testing'
 import avro from 'avsc'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { commitStateUnknown, isCommitStateUnknown } from '../catalog/catalog.js'
@@ -126,12 +127,29 @@ describe('IcebergTable commits (log table)', () => {
     expect((await allFiles(join(lake.dir, 'lake'))).filter(f => f.includes('00000-')).length).toBe(1)
   })
 
-  it('refuses to bind a lake table whose schema differs from the Fluss table', async () => {
-    await lake.table(info).createIfAbsent(info)
-    const changed = tableInfoOf({ ...LOG_TABLE, columns: [...LOG_TABLE.columns.slice(0, 2)] })
-    await expect(lake.table(changed).createIfAbsent(changed)).rejects.toMatchObject({
-      name: 'FlussError(INVALID_TABLE_EXCEPTION)',
-    })
+  it('refuses to bind a lake table whose schema Iceberg cannot evolve to the Fluss table', async () => {
+    const s0 = await lake.table(info).createIfAbsent(info)
+    const [id, name, amount, time] = LOG_TABLE.columns
+    const incompatible: TableSpec['columns'][] = [
+      [id, [name[0], DataTypes.INT()], amount, time], // string → int is no promotion
+      [id, name, [amount[0], DataTypes.DECIMAL(12, 3)], time], // decimal scale changed
+      [[id[0], DataTypes.INT()], name, amount, time], // long → int narrows
+    ]
+    for (const columns of incompatible) {
+      const changed = tableInfoOf({ ...LOG_TABLE, columns })
+      await expect(lake.table(changed).createIfAbsent(changed)).rejects.toMatchObject({
+        name: 'FlussError(INVALID_TABLE_EXCEPTION)',
+      })
+    }
+    // Nothing was committed by the refusals.
+    expect((await lake.table(info).load()).pointer).toEqual(s0.pointer)
+    // A column dropped (ids of the rest kept) is an evolution Iceberg can make: a new schema.
+    const dropped = tableInfoOf({ ...LOG_TABLE, columns: [...LOG_TABLE.columns.slice(0, 2)] })
+    const s1 = await lake.table(dropped).createIfAbsent(dropped)
+    expect(s1.metadata['current-schema-id']).toBe(1)
+    expect(s1.metadata.schemas.map(s => s.fields.filter(f => !f.name.startsWith('__')).length)).toEqual([
+      4, 2,
+    ])
   })
 
   it('commits snapshots with inherited sequence numbers, string summaries and consistent logs', async () => {

@@ -10,6 +10,7 @@ import type {
   TableMetadata,
 } from '@sluice/lake/iceberg'
 import {
+  evolvedIcebergSchema,
   type LakePartitioning,
   type LakeSchema,
   type LakeTableOptions,
@@ -20,6 +21,7 @@ import {
   sameFields,
   serializeTableMetadata,
   uuidV7,
+  withCurrentSchema,
 } from '@sluice/lake/iceberg'
 import type { LakeFileIO } from '@sluice/lake/io'
 import type { WriteContext } from '@sluice/lake/parquet'
@@ -68,7 +70,8 @@ export class IcebergTable {
 
   /**
    * Creates the lake table of `tableInfo` unless it exists, and returns its state. An existing
-   * table must have the schema and partition spec `tableInfo` maps to (INVALID_TABLE_EXCEPTION).
+   * table gets the next schema when the Fluss table was altered since (Iceberg schema evolution,
+   * by field id); it must have the partition spec `tableInfo` maps to (INVALID_TABLE_EXCEPTION).
    */
   async createIfAbsent(
     tableInfo: TableInfo,
@@ -77,7 +80,10 @@ export class IcebergTable {
     const schema = lakeSchemaOf(tableInfo)
     const partitioning = lakePartitioningOf(tableInfo, schema)
     const pointer = await this.catalog.loadTable(this.path)
-    if (pointer !== undefined) return this.bind(schema, partitioning, await readState(this.io, pointer))
+    if (pointer !== undefined) {
+      const state = await this.evolved(schema, await readState(this.io, pointer))
+      return this.bind(schema, partitioning, state)
+    }
     const metadata = newTableMetadata({
       tableInfo,
       location: location.replace(/\/+$/, ''),
@@ -101,8 +107,26 @@ export class IcebergTable {
       if (isCommitStateUnknown(e)) throw e
       await this.io.delete([metadataLocation])
       if (!isFlussError(e, 'LAKE_TABLE_ALREADY_EXIST')) throw e
-      return this.bind(schema, partitioning, await this.load())
+      return this.bind(schema, partitioning, await this.evolved(schema, await this.load()))
     }
+  }
+
+  /**
+   * The table after its schema followed the Fluss table's (`evolvedIcebergSchema`): a new current
+   * schema committed as its own metadata version when the Fluss table was altered, else `state`.
+   */
+  private async evolved(schema: LakeSchema, state: LakeTableState): Promise<LakeTableState> {
+    const next = evolvedIcebergSchema(state.metadata, schema)
+    if (next === undefined) return state
+    const { metadataLocation } = state.pointer
+    const metadata = withCurrentSchema(
+      state.metadata,
+      metadataLocation,
+      next,
+      schema.lastColumnId,
+      this.clock(),
+    )
+    return this.commitMetadata(state, metadata)
   }
 
   private bind(schema: LakeSchema, partitioning: LakePartitioning, state: LakeTableState): LakeTableState {

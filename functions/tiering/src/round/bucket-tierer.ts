@@ -1,12 +1,12 @@
 import { ArrowBatchReader, projectRecordBatch, projectRowType } from '@sluice/core/arrow'
 import { TABLE_CHANGELOG_IMAGE } from '@sluice/core/config'
 import { FlussError } from '@sluice/core/errors'
-import type { TableInfo } from '@sluice/core/metadata'
+import { ColumnMapping, type TableInfo } from '@sluice/core/metadata'
 import { ChangeType, changeTypeFromByte, type LogRecordBatch } from '@sluice/core/record'
-import type { Row, Value } from '@sluice/core/row'
+import type { Value } from '@sluice/core/row'
 import type { RowType } from '@sluice/core/types'
 import type { DataFile, PartitionValue } from '@sluice/lake/iceberg'
-import { partitionTupleOf } from '@sluice/lake/iceberg'
+import { flussColumnIdOf, partitionTupleOf } from '@sluice/lake/iceberg'
 import { ArrowDataFileWriter } from '@sluice/lake/parquet'
 import { type ChangeRecord, collapseChangelog } from '../iceberg/changelog.js'
 import type { IcebergTable } from '../iceberg/table.js'
@@ -81,15 +81,24 @@ class LogBucketTierer implements BucketTierer {
 
   /** The partition tuple, from the partition columns of the batch's first row. */
   private partitionOf(arrow: Uint8Array, rowType: RowType): PartitionValue[] {
-    const partitioning = this.table.writeContext().partitioning
+    const { partitioning, schema } = this.table.writeContext()
     const columns = partitioning.fields.filter(f => f.rowIndex >= 0).map(f => f.rowIndex)
-    const row: Value[] = new Array(rowType.fields.length).fill(null)
+    const row: Value[] = new Array(schema.columns.length).fill(null)
     if (columns.length > 0) {
-      const sorted = [...columns].sort((a, b) => a - b)
+      // The batch's own positions of the partition columns (by column id: its schema may be older).
+      const sourceOf = (rowIndex: number) => {
+        const lake = schema.columns.find(c => c.rowIndex === rowIndex)
+        const id = lake === undefined ? -1 : flussColumnIdOf(lake.fieldId)
+        const s = rowType.fields.findIndex(f => f.fieldId === id)
+        if (s < 0) throw new FlussError('INVALID_REQUEST', 'a batch lacks a partition column of the table')
+        return s
+      }
+      const pairs = columns.map(c => ({ c, s: sourceOf(c) })).sort((a, b) => a.s - b.s)
+      const sorted = pairs.map(p => p.s)
       const projected = projectRecordBatch(arrow, rowType, sorted)
       const values = new ArrowBatchReader(projected, projectRowType(rowType, sorted)).getRow(0)
-      sorted.forEach((c, i) => {
-        row[c] = values[i]
+      pairs.forEach((p, i) => {
+        row[p.c] = values[i]
       })
     }
     return partitionTupleOf(partitioning, row, this.bucket)
@@ -108,16 +117,14 @@ class LogBucketTierer implements BucketTierer {
 class PrimaryKeyBucketTierer implements BucketTierer {
   private readonly changes: ChangeRecord[] = []
   private readonly written: DataFile[] = []
-  private readonly width: number
+  private readonly mappings = new Map<number, ColumnMapping>()
 
   constructor(
     private readonly table: IcebergTable,
     private readonly info: TableInfo,
     private readonly bucket: number,
     private readonly rowTypeOf: RowTypeOf,
-  ) {
-    this.width = info.rowType.fields.length
-  }
+  ) {}
 
   async add(batch: LogRecordBatch): Promise<void> {
     const count = batch.recordCount
@@ -125,6 +132,7 @@ class PrimaryKeyBucketTierer implements BucketTierer {
     const rowType = await this.rowTypeOf(batch.schemaId)
     const types = batch.changeTypes()
     const reader = new ArrowBatchReader(batch.arrowPayload(), rowType)
+    const mapping = this.mappingOf(batch.schemaId, rowType)
     if (reader.recordCount !== count) {
       throw new FlussError(
         'CORRUPT_RECORD_EXCEPTION',
@@ -133,7 +141,7 @@ class PrimaryKeyBucketTierer implements BucketTierer {
     }
     for (let i = 0; i < count; i++) {
       this.changes.push({
-        row: this.pad(reader.getRow(i)),
+        row: mapping.map(reader.getRow(i)),
         offset: batch.baseOffset + i,
         timestampMs: batch.commitTimestamp,
         changeType: types === null ? ChangeType.INSERT : changeTypeFromByte(types[i]),
@@ -141,12 +149,18 @@ class PrimaryKeyBucketTierer implements BucketTierer {
     }
   }
 
-  /** Rows of an older schema get nulls for the columns added since. */
-  private pad(row: Row): Row {
-    if (row.length === this.width) return row
-    if (row.length > this.width)
-      throw new FlussError('INVALID_REQUEST', 'a batch has more columns than the table')
-    return [...row, ...new Array<Value>(this.width - row.length).fill(null)]
+  /**
+   * Rows of the batches of one schema id as rows of the table's schema, by column id: NULL for
+   * columns added since, dropped ones left out, widened values converted.
+   */
+  private mappingOf(schemaId: number, rowType: RowType): ColumnMapping {
+    let mapping = this.mappings.get(schemaId)
+    if (mapping === undefined) {
+      const source = rowType.fields.map(f => ({ name: f.name, type: f.type, columnId: f.fieldId }))
+      mapping = ColumnMapping.ofColumns(source, this.info.schema.columns)
+      this.mappings.set(schemaId, mapping)
+    }
+    return mapping
   }
 
   async finish(): Promise<BucketFiles> {

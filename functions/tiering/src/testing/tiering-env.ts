@@ -69,12 +69,22 @@ export class TestBucketLog {
 
   /** Appends one batch (+A for log tables, the given change types for primary-key tables). */
   append(rows: readonly Row[], changeTypes?: readonly ChangeType[], timestampMs = this.env.clock()): void {
-    const writer = new ArrowBatchWriter(this.info.rowType, { compression: DEFAULT_COMPRESSION })
+    this.appendAs(this.info, rows, changeTypes, timestampMs)
+  }
+
+  /** Appends one batch written under the schema of `info` (a writer of that schema version). */
+  appendAs(
+    info: TableInfo,
+    rows: readonly Row[],
+    changeTypes?: readonly ChangeType[],
+    timestampMs = this.env.clock(),
+  ): void {
+    const writer = new ArrowBatchWriter(info.rowType, { compression: DEFAULT_COMPRESSION })
     for (const r of rows) writer.addRow(r)
     const appendOnly = !this.info.hasPrimaryKey
     const types = appendOnly ? undefined : (changeTypes ?? rows.map(() => ChangeType.INSERT))
     const batch = buildLogBatch({
-      schemaId: this.info.schemaId,
+      schemaId: info.schemaId,
       appendOnly,
       ...(types === undefined ? {} : { changeTypes: types }),
       recordCount: rows.length,

@@ -1,7 +1,12 @@
 import type { LeaderAndIsr } from '@sluice/core/control-plane'
 import { errorByCode, toFlussError } from '@sluice/core/errors'
 import type { BucketRef } from '@sluice/core/metastore'
-import type { ConnectionPool, PbPhysicalTablePathInit, ServerEndpoint } from '@sluice/core/rpc'
+import type {
+  ConnectionPool,
+  PbPhysicalTablePathInit,
+  PbTableMetadataInit,
+  ServerEndpoint,
+} from '@sluice/core/rpc'
 import { exponentialBackoffMs, type Timer, type TimerHandle } from '@sluice/core/util'
 import { bucketId } from '../server/coordinator-context.js'
 import type { CoordinatorLogger } from '../server/coordinator-logger.js'
@@ -41,13 +46,16 @@ interface Outbox {
   /** Latest notice per bucket: a newer one replaces an unsent older one. */
   readonly leaderAndIsr: Map<string, LeaderAndIsrNotice>
   readonly stops: Map<string, PendingStop[]>
+  /** Latest metadata per table id (UPDATE_METADATA after a schema change). */
+  readonly tables: Map<number, PbTableMetadataInit>
   attempts: number
   sending: boolean
   retry: TimerHandle | undefined
 }
 
 /**
- * Delivers NotifyLeaderAndIsr and StopReplica to tablet servers, batched per server and retried
+ * Delivers NotifyLeaderAndIsr, StopReplica and UpdateMetadata (tables whose schema changed) to
+ * tablet servers, batched per server and retried
  * with doubling backoff until the server answers or leaves the cluster. Per server at most one
  * request is in flight and at most one notice per bucket waits, so the backlog is bounded by the
  * buckets a server hosts.
@@ -67,6 +75,12 @@ export class ReplicaNotifier {
     this.#kick(serverId)
   }
 
+  /** Queues a table's new metadata (its schema changed) for a server; a newer one replaces it. */
+  notifyTableMetadata(serverId: number, table: PbTableMetadataInit): void {
+    this.#outbox(serverId).tables.set(table.tableId, table)
+    this.#kick(serverId)
+  }
+
   /** Resolves once the server took the stop (or left the cluster, or the notifier was cleared). */
   stopReplicas(serverId: number, notices: readonly StopReplicaNotice[]): Promise<void> {
     const outbox = this.#outbox(serverId)
@@ -82,9 +96,9 @@ export class ReplicaNotifier {
   }
 
   /** Buckets waiting to be sent to a server. */
-  pending(serverId: number): { leaderAndIsr: number; stops: number } {
+  pending(serverId: number): { leaderAndIsr: number; stops: number; tables: number } {
     const o = this.#outboxes.get(serverId)
-    return { leaderAndIsr: o?.leaderAndIsr.size ?? 0, stops: o?.stops.size ?? 0 }
+    return { leaderAndIsr: o?.leaderAndIsr.size ?? 0, stops: o?.stops.size ?? 0, tables: o?.tables.size ?? 0 }
   }
 
   /** Drops everything queued for a server that left the cluster. */
@@ -109,7 +123,14 @@ export class ReplicaNotifier {
   #outbox(serverId: number): Outbox {
     let outbox = this.#outboxes.get(serverId)
     if (outbox === undefined) {
-      outbox = { leaderAndIsr: new Map(), stops: new Map(), attempts: 0, sending: false, retry: undefined }
+      outbox = {
+        leaderAndIsr: new Map(),
+        stops: new Map(),
+        tables: new Map(),
+        attempts: 0,
+        sending: false,
+        retry: undefined,
+      }
       this.#outboxes.set(serverId, outbox)
     }
     return outbox
@@ -130,7 +151,7 @@ export class ReplicaNotifier {
     try {
       while (
         this.#outboxes.get(serverId) === outbox &&
-        (outbox.leaderAndIsr.size > 0 || outbox.stops.size > 0)
+        (outbox.leaderAndIsr.size > 0 || outbox.stops.size > 0 || outbox.tables.size > 0)
       ) {
         const epoch = this.#options.coordinatorEpoch()
         const endpoint = this.#options.endpoint(serverId)
@@ -139,7 +160,9 @@ export class ReplicaNotifier {
         const retry =
           outbox.leaderAndIsr.size > 0
             ? await this.#sendLeaderAndIsr(target, outbox)
-            : await this.#sendStops(target, outbox)
+            : outbox.stops.size > 0
+              ? await this.#sendStops(target, outbox)
+              : await this.#sendTableMetadata(target, outbox)
         if (retry) return this.#scheduleRetry(serverId, outbox)
         outbox.attempts = 0
       }
@@ -204,6 +227,21 @@ export class ReplicaNotifier {
       if (!retry.has(id) && outbox.leaderAndIsr.get(id) === notice) outbox.leaderAndIsr.delete(id)
     }
     return retry.size > 0
+  }
+
+  async #sendTableMetadata(target: Target, outbox: Outbox): Promise<boolean> {
+    const batch = [...outbox.tables.values()]
+    const response = await this.#request(target, () =>
+      this.#options.pool.request(
+        target.endpoint,
+        'UPDATE_METADATA',
+        { coordinatorEpoch: target.epoch, tableMetadata: batch },
+        { timeoutMs: this.#options.requestTimeoutMs },
+      ),
+    )
+    if (response === 'retry') return true
+    for (const t of batch) if (outbox.tables.get(t.tableId) === t) outbox.tables.delete(t.tableId)
+    return false
   }
 
   async #sendStops(target: Target, outbox: Outbox): Promise<boolean> {

@@ -4,9 +4,14 @@ import {
   TABLE_PROPERTY_PREFIX,
   validateAlterTableProperties,
 } from '@sluice/core/config'
-import type { TableRecord } from '@sluice/core/control-plane'
+import { schemaChangesOf, type TableRecord } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
-import { type TableDescriptor, validateTableDescriptor } from '@sluice/core/metadata'
+import {
+  applySchemaChanges,
+  type TableDescriptor,
+  tablePathToString,
+  validateTableDescriptor,
+} from '@sluice/core/metadata'
 import type { AlterTableRequest } from '@sluice/core/rpc'
 
 /** PbAlterConfig.op_type values (Fluss's AlterConfigOpType). */
@@ -15,10 +20,46 @@ const OP_DELETE = 1
 
 const invalidAlter = (message: string) => new FlussError('INVALID_ALTER_TABLE_EXCEPTION', message)
 
+/** What an ALTER TABLE changes: the properties, or the schema (then a new schema id), or nothing. */
+export type TableAlteration =
+  | { readonly kind: 'properties'; readonly descriptor: TableDescriptor }
+  | { readonly kind: 'schema'; readonly descriptor: TableDescriptor }
+
 /**
- * The descriptor an ALTER TABLE produces (Fluss's alterTableProperties): SET/RESET of properties,
+ * The table an ALTER TABLE produces (Fluss's CoordinatorService.alterTable): either property
+ * changes or column changes, never both in one request (Fluss's rule, so that each is atomic).
+ * Undefined when nothing changes.
+ */
+export function alterTable(
+  table: TableRecord,
+  request: AlterTableRequest,
+  maxBucketNum: number,
+  dataLakeFormat?: string,
+): TableAlteration | undefined {
+  const schemaChanges = schemaChangesOf(request)
+  if (schemaChanges.length > 0 && request.configChanges.length > 0) {
+    throw invalidAlter(
+      'Table alteration can only be applied to one of the following: table properties or table schema.',
+    )
+  }
+  if (schemaChanges.length > 0) {
+    const lake = table.descriptor.properties[TABLE_DATALAKE_ENABLED.key]?.toLowerCase() === 'true'
+    if (lake && dataLakeFormat === undefined) {
+      throw invalidAlter(
+        `Cannot alter schema for datalake enabled table ${tablePathToString(table.tablePath)}, because the Fluss cluster doesn't enable datalake tables.`,
+      )
+    }
+    const descriptor = applySchemaChanges(table.descriptor, schemaChanges)
+    return descriptor === undefined ? undefined : { kind: 'schema', descriptor }
+  }
+  const descriptor = alteredDescriptor(table, request, maxBucketNum, dataLakeFormat)
+  return descriptor === undefined ? undefined : { kind: 'properties', descriptor }
+}
+
+/**
+ * The descriptor an ALTER TABLE of properties produces (Fluss's alterTableProperties): SET/RESET,
  * where `table.*` keys are table options (only the alterable ones) and every other key a custom
- * property. Schema changes are refused for now. Returns undefined when nothing changes.
+ * property. Returns undefined when nothing changes.
  */
 export function alteredDescriptor(
   table: TableRecord,
@@ -26,21 +67,6 @@ export function alteredDescriptor(
   maxBucketNum: number,
   dataLakeFormat?: string,
 ): TableDescriptor | undefined {
-  const schemaChanges =
-    request.addColumns.length +
-    request.dropColumns.length +
-    request.renameColumns.length +
-    request.modifyColumns.length
-  if (schemaChanges > 0 && request.configChanges.length > 0) {
-    throw invalidAlter(
-      'Table alteration can only be applied to one of the following: table properties or table schema.',
-    )
-  }
-  if (schemaChanges > 0) {
-    throw invalidAlter(
-      'Schema changes (add, drop, rename or modify columns) are not supported by this server yet.',
-    )
-  }
   const changes: Record<string, string | null> = {}
   for (const c of request.configChanges) {
     if (c.opType === OP_SET) {

@@ -242,7 +242,7 @@ describe('table DDL over RPC', () => {
     expect((await cluster.store.query(tableItemsPk(0))).items).toEqual([])
   })
 
-  it('alters table properties and refuses schema changes and non-alterable options', async () => {
+  it('alters table properties and refuses mixed changes and non-alterable options', async () => {
     await client.request('CREATE_TABLE', {
       tablePath: path('t'),
       tableJson: tableJson({ buckets: 1 }),
@@ -273,7 +273,11 @@ describe('table DDL over RPC', () => {
     const addColumn = {
       addColumns: [{ columnName: 'x', dataTypeJson: json({ type: 'INTEGER' }), columnPositionType: 0 }],
     }
-    expect((await failure(alter([], addColumn))).errorName).toBe('INVALID_ALTER_TABLE_EXCEPTION')
+    const mixed = await failure(alter([{ configKey: 'owner', configValue: 'x', opType: 0 }], addColumn))
+    expect([mixed.errorName, mixed.message]).toEqual([
+      'INVALID_ALTER_TABLE_EXCEPTION',
+      'Table alteration can only be applied to one of the following: table properties or table schema.',
+    ])
     // This cluster has no lake format: a table cannot enable the lake.
     const lake = await failure(
       alter([{ configKey: 'table.datalake.enabled', configValue: 'true', opType: 0 }]),
@@ -288,6 +292,101 @@ describe('table DDL over RPC', () => {
       configChanges: [],
     })
     expect((await failure(missing)).errorName).toBe('TABLE_NOT_EXIST')
+  })
+})
+
+describe('schema changes over RPC', () => {
+  const alter = (changes: Record<string, unknown>) =>
+    client.request('ALTER_TABLE', {
+      tablePath: path('t'),
+      ignoreIfNotExists: false,
+      configChanges: [],
+      ...changes,
+    })
+  const schemaOf = async (schemaId?: number) => {
+    const r = await client.request('GET_TABLE_SCHEMA', { tablePath: path('t'), schemaId: schemaId ?? null })
+    return { schemaId: r.schemaId, schema: schemaFromJson(r.schemaJson) }
+  }
+
+  beforeEach(async () => {
+    await client.request('CREATE_TABLE', {
+      tablePath: path('t'),
+      tableJson: tableJson({ buckets: 1, pk: true }),
+      ignoreIfExists: false,
+    })
+  })
+
+  it('stores each change as the next schema id, keeps the old ones, and tells the tablet servers', async () => {
+    await alter({
+      addColumns: [
+        { columnName: 'x', dataTypeJson: json({ type: 'BIGINT' }), comment: 'new', columnPositionType: 0 },
+      ],
+    })
+    const second = await schemaOf()
+    expect(second.schemaId).toBe(2)
+    expect(second.schema.columns.map(c => [c.name, c.columnId, c.comment ?? null])).toEqual([
+      ['id', 0, null],
+      ['dt', 1, null],
+      ['v', 2, null],
+      ['x', 3, 'new'],
+    ])
+    await alter({
+      dropColumns: [{ columnName: 'v' }],
+      renameColumns: [{ oldColumnName: 'x', newColumnName: 'y' }],
+    })
+    const third = await schemaOf()
+    expect(third.schema.columns.map(c => `${c.name}#${c.columnId}`)).toEqual(['id#0', 'dt#1', 'y#3'])
+    expect((await schemaOf(1)).schema.columnNames).toEqual(['id', 'dt', 'v'])
+    const info = await client.request('GET_TABLE_INFO', { tablePath: path('t') })
+    expect(info.schemaId).toBe(3)
+    await coordinator.settle()
+    for (const server of cluster.servers.values()) {
+      const announced = server.metadataUpdates.flatMap(u => u.tableMetadata.map(t => t.schemaId))
+      expect(announced).toContain(3)
+    }
+  })
+
+  it('refuses unsafe changes with INVALID_ALTER_TABLE_EXCEPTION and changes nothing', async () => {
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ dropColumns: [{ columnName: 'id' }] }, 'it is a primary key column'],
+      [{ modifyColumns: [{ columnName: 'v', dataTypeJson: json({ type: 'INTEGER' }) }] }, 'only widening'],
+      [
+        {
+          addColumns: [
+            {
+              columnName: 'n',
+              dataTypeJson: json({ type: 'INTEGER', nullable: false }),
+              columnPositionType: 0,
+            },
+          ],
+        },
+        'must be nullable',
+      ],
+      [
+        { addColumns: [{ columnName: 'n', dataTypeJson: json({ type: 'INTEGER' }), columnPositionType: 1 }] },
+        'Only support addColumn column at last now.',
+      ],
+      [{ renameColumns: [{ oldColumnName: 'v', newColumnName: 'dt' }] }, 'already exists'],
+      [
+        { modifyColumns: [{ columnName: 'v', defaultValue: 'x', dropDefault: true }] },
+        'cannot be set and dropped',
+      ],
+    ]
+    const before = await cluster.store.query(tableItemsPk(0))
+    for (const [changes, message] of refusals) {
+      const e = await failure(alter(changes))
+      expect([e.errorName, e.message]).toEqual([
+        'INVALID_ALTER_TABLE_EXCEPTION',
+        expect.stringContaining(message),
+      ])
+    }
+    expect(await cluster.store.query(tableItemsPk(0))).toEqual(before)
+    expect((await schemaOf()).schemaId).toBe(1)
+  })
+
+  it('stores nothing for a change that changes nothing', async () => {
+    await alter({ renameColumns: [{ oldColumnName: 'v', newColumnName: 'v' }] })
+    expect((await schemaOf()).schemaId).toBe(1)
   })
 })
 

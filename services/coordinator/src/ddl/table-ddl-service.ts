@@ -14,6 +14,7 @@ import {
   createTable,
   dropDatabase,
   dropTable,
+  storeNextSchema,
   type TableRecord,
   updateTableDescriptor,
 } from '@sluice/core/control-plane'
@@ -25,12 +26,14 @@ import {
   type TableCreationContext,
   type TablePath,
   tableDescriptorFromJson,
+  tableDescriptorToJson,
   validateDatabaseName,
   validateTablePath,
 } from '@sluice/core/metadata'
 import { type AssignmentOptions, assignReplicas } from '../assignment/assignment.js'
 import type { ReplicaCleanup } from '../assignment/replica-cleanup.js'
 import type { ReplicaLeadership } from '../assignment/replica-leadership.js'
+import type { ReplicaNotifier } from '../assignment/replica-notifier.js'
 import type { TabletServerMembership } from '../membership/membership.js'
 import { retriableWhileServersJoin } from '../membership/servers-joining.js'
 import type { CoordinatorContext } from '../server/coordinator-context.js'
@@ -57,6 +60,8 @@ export interface DdlDeps {
   readonly catalog: Catalog
   readonly context: CoordinatorContext
   readonly membership: TabletServerMembership
+  /** Tells tablet servers about tables whose schema changed (UPDATE_METADATA). */
+  readonly notifier?: Pick<ReplicaNotifier, 'notifyTableMetadata'>
   readonly leadership: ReplicaLeadership
   readonly cleanup: ReplicaCleanup
   readonly settings: DdlSettings
@@ -145,6 +150,24 @@ export class TableDdlService {
     if (this.#deps.context.table(table.tableId) !== undefined) this.#deps.context.putTable(updated)
   }
 
+  /**
+   * Stores a table's next schema (ALTER TABLE column changes, validated by the caller): the schema
+   * item, then the table item (the commit point). Live tablet servers are then told with
+   * UPDATE_METADATA, so that projected fetches and primary-key changelogs use it at once; a server
+   * that misses the notice still loads a schema when a batch or a reader names it.
+   */
+  async storeSchema(table: TableRecord, descriptor: TableRecord['descriptor']): Promise<TableRecord> {
+    const updated = await storeNextSchema(this.#deps.catalog, table, descriptor)
+    if (this.#deps.context.table(table.tableId) !== undefined) this.#deps.context.putTable(updated)
+    const notifier = this.#deps.notifier
+    if (notifier !== undefined) {
+      const metadata = tableMetadataOf(updated)
+      for (const server of this.#deps.membership.live())
+        notifier.notifyTableMetadata(server.serverId, metadata)
+    }
+    return updated
+  }
+
   #forgetAndClean(table: TableRecord): void {
     this.#deps.context.removeTable(table.tableId)
     this.#deps.cleanup.cleanupTable(table)
@@ -153,4 +176,16 @@ export class TableDdlService {
 
 export function placement(s: { serverId: number; rack: string | null }): { id: number; rack: string | null } {
   return { id: s.serverId, rack: s.rack }
+}
+
+/** The UPDATE_METADATA entry of a table (its buckets are left out: only its schema changed). */
+function tableMetadataOf(t: TableRecord) {
+  return {
+    tablePath: { databaseName: t.tablePath.databaseName, tableName: t.tablePath.tableName },
+    tableId: t.tableId,
+    schemaId: t.schemaId,
+    tableJson: Buffer.from(tableDescriptorToJson(t.descriptor)),
+    createdTime: t.createdTimeMs,
+    modifiedTime: t.modifiedTimeMs,
+  }
 }

@@ -95,6 +95,7 @@ export class CoordinatorController {
       catalog,
       context,
       membership,
+      notifier,
       leadership: this.leadership,
       cleanup: this.cleanup,
       settings: options.settings,

@@ -7,7 +7,7 @@ import {
 import { FlussError } from '@sluice/core/errors'
 import { type TablePath, tablePathToString, validateTablePath } from '@sluice/core/metadata'
 import type { Handlers } from '@sluice/core/rpc'
-import { alteredDescriptor } from '../ddl/alter-table.js'
+import { alterTable } from '../ddl/alter-table.js'
 import type { CoordinatorController } from './coordinator-controller.js'
 
 /** The DDL APIs (Fluss's AdminGateway) this coordinator serves. */
@@ -87,13 +87,14 @@ export function coordinatorHandlers(
           if (req.ignoreIfNotExists) return false
           throw new FlussError('TABLE_NOT_EXIST', `Table '${tablePathToString(path)}' does not exist.`)
         }
-        const next = alteredDescriptor(
+        const next = alterTable(
           table,
           req,
           controller.tables.settings.maxBucketNum,
           controller.tables.settings.dataLakeFormat,
         )
-        if (next !== undefined) await tables.storeDescriptor(table, next)
+        if (next?.kind === 'schema') await tables.storeSchema(table, next.descriptor)
+        else if (next?.kind === 'properties') await tables.storeDescriptor(table, next.descriptor)
         return next !== undefined
       })
       if (altered) await hooks.onTableChanged?.(path)

@@ -7,7 +7,12 @@ import {
   type TabletServerLeaseRecord,
 } from '@sluice/core/control-plane'
 import { FlussError } from '@sluice/core/errors'
-import { type NotifyLeaderAndIsrRequest, RpcServer, type StopReplicaRequest } from '@sluice/core/rpc'
+import {
+  type NotifyLeaderAndIsrRequest,
+  RpcServer,
+  type StopReplicaRequest,
+  type UpdateMetadataRequest,
+} from '@sluice/core/rpc'
 import type { Clock, Timer, TimerCallback, TimerHandle } from '@sluice/core/util'
 
 /**
@@ -54,13 +59,14 @@ export function testCoordinatorConfig(values: Record<string, string | number | b
 }
 
 /**
- * A tablet server stand-in: an RpcServer that records the NotifyLeaderAndIsr and StopReplica
- * requests it gets, and a lease in the catalog. `failNext` makes the next requests fail with a
+ * A tablet server stand-in: an RpcServer that records the NotifyLeaderAndIsr, StopReplica and
+ * UpdateMetadata requests it gets, and a lease in the catalog. `failNext` makes the next requests fail with a
  * retriable error.
  */
 export class FakeTabletServer {
   readonly notifications: NotifyLeaderAndIsrRequest[] = []
   readonly stops: StopReplicaRequest[] = []
+  readonly metadataUpdates: UpdateMetadataRequest[] = []
   failNext = 0
   #lease: TabletServerLeaseRecord | undefined
   readonly #server: RpcServer
@@ -81,6 +87,11 @@ export class FakeTabletServer {
         this.#maybeFail()
         this.stops.push(req)
         return { stopReplicasResp: req.stopReplicasReq.map(b => ({ tableBucket: b.tableBucket })) }
+      })
+      .register('UPDATE_METADATA', req => {
+        this.#maybeFail()
+        this.metadataUpdates.push(req)
+        return {}
       })
   }
 

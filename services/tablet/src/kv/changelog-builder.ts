@@ -5,10 +5,10 @@ import {
   TABLE_LOG_ARROW_COMPRESSION_ZSTD_LEVEL,
   TABLE_LOG_FORMAT,
 } from '@sluice/core/config'
-import { FlussError } from '@sluice/core/errors'
+import { assert, FlussError } from '@sluice/core/errors'
 import { buildLogBatch, type ChangeType, RowLogRecordsWriter } from '@sluice/core/record'
 import type { Row } from '@sluice/core/row'
-import { padRow, type SchemaContext } from './kv-schemas.js'
+import type { SchemaContext } from './kv-schemas.js'
 
 /** The log formats a primary-key table's changelog can be written in. */
 export type ChangelogFormat = 'ARROW' | 'COMPACTED'
@@ -41,7 +41,7 @@ export function changelogBuilderFor(tableConfig: Configuration): ChangelogBuilde
 
 /**
  * Collects the changelog rows of one put and builds its log batch, a V0 batch that is not
- * append-only, of the rows in the latest schema (rows of older schemas padded with NULLs):
+ * append-only, of the rows in the latest schema (values of older schemas are mapped to it first):
  * - ARROW (Fluss's `ArrowWalBuilder`): the change-type vector and one Arrow RecordBatch message;
  * - COMPACTED (`CompactedWalBuilder`): one record per row, its change type and CompactedRow.
  * A put without changes builds an empty batch (the header alone, no records), which still takes
@@ -77,11 +77,12 @@ export class ChangelogBuilder {
     return this.#changeTypes.length
   }
 
+  /** Appends a row of the latest schema (the put maps every value to it before merging). */
   append(changeType: ChangeType, row: Row): void {
     const schema = this.#schema as SchemaContext
-    const padded = padRow(row, schema.fieldCount)
-    if (this.#rows !== null) this.#rows.append(changeType, schema.encoder.encodeView(padded))
-    else (this.#writer as ArrowBatchWriter).addRow(padded)
+    assert(row.length === schema.fieldCount, 'changelog rows are rows of the latest schema')
+    if (this.#rows !== null) this.#rows.append(changeType, schema.encoder.encodeView(row))
+    else (this.#writer as ArrowBatchWriter).addRow(row)
     this.#changeTypes.push(changeType)
   }
 

@@ -46,13 +46,15 @@ export function applyRecords(
   records: readonly DecodedRecord[],
   startOffset: number,
 ): number {
+  // Stored values of older schemas are read as values of the latest one (by column id), so that
+  // mergers and the changelog see one schema; they are stored again only when the put changes them.
   const oldValueOf = (keyId: string): KvValue | null => {
     const entry = ctx.buffer.get(keyId)
-    if (entry !== undefined) return entry.value
+    if (entry !== undefined) return entry.value === null ? null : ctx.latest.adopt(entry.value, ctx.schemas)
     const old = ctx.oldValues.get(keyId)
     if (old === undefined || old === null) return null
     if (!(old instanceof Uint8Array)) return old
-    const value = decodeKvValue(ctx.schemas, old)
+    const value = ctx.latest.adopt(decodeKvValue(ctx.schemas, old), ctx.schemas)
     ctx.oldValues.set(keyId, value)
     return value
   }

@@ -193,6 +193,7 @@ export class KvManager {
       log: withRemoteChangelog(replica.logTablet, remote),
       schemas: replica.schemas,
       tableConfig: replica.tableInfo.tableConfig,
+      tableSchemaId: replica.tableInfo.schemaId,
       rocksDb: { ...rocksDbKvOptions(config), rowCache: this.#rowCache },
       recoverBatchBytes: config.get(KV_RECOVER_LOG_RECORD_BATCH_MAX_SIZE),
       maxQueuedOperations: config.get(SLUICE_TABLET_SERVER_LOG_MAX_QUEUED_OPERATIONS),

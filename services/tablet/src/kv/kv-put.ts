@@ -14,6 +14,7 @@ import {
   checkBatchSchemaId,
   type DecodedRecord,
   decodeRecords,
+  latestTargetColumns,
   parseRecords,
 } from './kv-records.js'
 import type { KvSchemaSource, KvValue, SchemaContext } from './kv-schemas.js'
@@ -89,7 +90,7 @@ export class KvPutter {
     checkBatchSchemaId(batch.schemaId, latest.schemaId)
     const schema = this.#schemas.context(batch.schemaId)
     const targetColumns = options.targetColumns?.length ? options.targetColumns : null
-    const merger = this.#mergerFor(options, latest, targetColumns)
+    const merger = this.#mergerFor(options, latest, latestTargetColumns(targetColumns, schema, latest))
     const records = parseRecords(batch)
     if (merger.deleteBehavior === 'DISABLE' && records.some(r => r.rowLength < 0)) {
       throw new FlussError(
@@ -107,7 +108,7 @@ export class KvPutter {
     const reading = this.#readOldValues(records, merger, latest)
     reading.catch(() => undefined)
     await Promise.resolve()
-    decodeRecords(batch, records, schema, targetColumns)
+    decodeRecords(batch, records, schema, targetColumns, latest)
     const oldValues = await reading
     return this.#applyAndAppend(records, merger, latest, oldValues, writerId, batch.batchSequence)
   }

@@ -60,14 +60,18 @@ export function parseRecords(batch: KvRecordBatch): DecodedRecord[] {
 /**
  * Decodes the rows of parsed records with the row type of the batch's schema, before anything is
  * applied: an undecodable row is CORRUPT_RECORD_EXCEPTION, a NULL in a NOT NULL column that the put
- * writes INVALID_REQUEST. Each stored value gets its own buffer `[schemaId][row]`.
+ * writes INVALID_REQUEST. Each stored value gets its own buffer `[schemaId][row]`. Rows of an older
+ * schema than `latest` (a writer that has not refreshed) become values of `latest`, mapped by
+ * column id, so that everything a put merges and logs is of one schema.
  */
 export function decodeRecords(
   batch: KvRecordBatch,
   records: readonly DecodedRecord[],
   schema: SchemaContext,
   targetColumns: readonly number[] | null,
+  latest: SchemaContext = schema,
 ): void {
+  const mapping = latest === schema ? undefined : latest.mappingFrom(schema)
   const notNull =
     targetColumns === null
       ? schema.notNullIndexes
@@ -89,11 +93,36 @@ export function decodeRecords(
         throw invalidValue(field.name, field.type, null, `KV record ${i}: the column is NOT NULL`)
       }
     }
+    if (mapping !== undefined) {
+      record.value = latest.encode(mapping.map(row))
+      continue
+    }
     const bytes = Buffer.allocUnsafe(2 + record.rowLength)
     bytes.writeInt16LE(schema.schemaId, 0)
     buf.copy(bytes, 2, record.rowOffset, record.rowOffset + record.rowLength)
     record.value = { schemaId: schema.schemaId, row, bytes }
   }
+}
+
+/**
+ * The target columns of a partial update as positions of `latest`: a writer of an older schema
+ * names positions of its schema, matched by column id (columns dropped since are left out).
+ */
+export function latestTargetColumns(
+  targetColumns: readonly number[] | null,
+  schema: SchemaContext,
+  latest: SchemaContext,
+): readonly number[] | null {
+  if (targetColumns === null || schema === latest) return targetColumns
+  for (const c of targetColumns) {
+    if (!Number.isInteger(c) || c < 0 || c >= schema.fieldCount) {
+      throw new FlussError(
+        'INVALID_TARGET_COLUMN',
+        `The target write column index ${c} is out of range: schema ${schema.schemaId} of the table has ${schema.fieldCount} columns.`,
+      )
+    }
+  }
+  return latest.mappingFrom(schema).targetPositions(targetColumns)
 }
 
 /**

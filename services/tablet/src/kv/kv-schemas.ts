@@ -1,5 +1,5 @@
 import { FlussError } from '@sluice/core/errors'
-import type { Schema } from '@sluice/core/metadata'
+import { ColumnMapping, type Schema } from '@sluice/core/metadata'
 import {
   CompactedKeyEncoder,
   CompactedRowDecoder,
@@ -109,6 +109,27 @@ export class SchemaContext {
       primaryKeyDecoder ?? (primaryKeyEncoder === undefined ? compactedPrimaryKeyDecoder : null)
   }
 
+  readonly #mappings = new Map<number, ColumnMapping>()
+
+  /** How rows of `source` read as rows of this schema (by column id), built once per source. */
+  mappingFrom(source: SchemaContext): ColumnMapping {
+    let mapping = this.#mappings.get(source.schemaId)
+    if (mapping === undefined) {
+      mapping = ColumnMapping.between(source.schema, this.schema)
+      this.#mappings.set(source.schemaId, mapping)
+    }
+    return mapping
+  }
+
+  /**
+   * `value` as a value of this schema: itself when it is one, else its row mapped by column id
+   * (added columns NULL, dropped ones gone, widened ones converted) and encoded again.
+   */
+  adopt(value: KvValue, schemas: KvSchemaSource): KvValue {
+    if (value.schemaId === this.schemaId) return value
+    return this.encode(this.mappingFrom(schemas.context(value.schemaId)).map(value.row))
+  }
+
   columnNames(indexes: readonly number[]): string {
     return `[${indexes.map(i => this.rowType.fields[i].name).join(', ')}]`
   }
@@ -127,12 +148,4 @@ export function decodeKvValue(schemas: KvSchemaSource, bytes: Buffer): KvValue {
   const schemaId = bytes.readInt16LE(0)
   const row = schemas.context(schemaId).decoder.decode(bytes, 2)
   return { schemaId, row, bytes }
-}
-
-/** The row padded with trailing NULLs to `fieldCount` columns (rows of older schemas have fewer). */
-export function padRow(row: Row, fieldCount: number): Row {
-  if (row.length === fieldCount) return row
-  const padded: Value[] = row.slice(0, fieldCount)
-  while (padded.length < fieldCount) padded.push(null)
-  return padded
 }

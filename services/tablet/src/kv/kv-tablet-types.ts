@@ -32,6 +32,12 @@ export interface KvTabletOptions {
   readonly schemas: KvSchemaSource
   /** Table properties (`TableInfo.tableConfig`): merge engine, delete behavior, changelog image, compression. */
   readonly tableConfig: Configuration
+  /**
+   * The schema id `tableConfig` was read with (`TableInfo.schemaId`): columns the properties name
+   * (the versioned merge engine's version column) are resolved in it, then followed by column id.
+   * Default: the latest schema.
+   */
+  readonly tableSchemaId?: number
   /** `kv.rocksdb.*` settings (`rocksDbKvOptions(serverConf)`). */
   readonly rocksDb: RocksDbKvOptions
   /** `kv.recover.log-record-batch.max-size`: log bytes read at once while rebuilding. */

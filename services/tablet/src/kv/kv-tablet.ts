@@ -105,7 +105,7 @@ export class KvTablet {
   static async #open(dir: string, options: KvTabletOptions, rebuild: boolean): Promise<KvTablet | null> {
     await initArrowCodecs()
     const schemas = options.schemas
-    const merger = createRowMerger(options.tableConfig, schemas)
+    const merger = createRowMerger(options.tableConfig, schemas, options.tableSchemaId)
     const changelog = changelogBuilderFor(options.tableConfig)
     let rocks = await RocksDbKv.open(dir, options.rocksDb)
     try {

@@ -26,6 +26,8 @@ export interface FetchReqInfo {
   readonly maxBytes: number
   /** Column indexes to return (ARROW tables), or null for whole batches. */
   readonly projectedFields: readonly number[] | null
+  /** The schema id `projectedFields` are positions of; null: the table's latest schema. */
+  readonly projectionSchemaId?: number | null
 }
 
 export interface FetchLogResultForBucket {

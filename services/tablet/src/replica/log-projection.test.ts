@@ -1,11 +1,14 @@
 import { ArrowBatchReader, ArrowBatchWriter, projectRowType } from '@sluice/core/arrow'
 import { FlussError } from '@sluice/core/errors'
+import { applySchemaChanges, type Schema, TableDescriptor } from '@sluice/core/metadata'
 import { buildLogBatch, LOG_OVERHEAD, MemoryLogRecords } from '@sluice/core/record'
+import { DataTypes } from '@sluice/core/types'
 import { describe, expect, it } from 'vitest'
 import { LOG_SCHEMA, rows } from '../testing/cluster.js'
 import { checkProjectedFields, projectLogRecords } from './log-projection.js'
 
 const rowType = LOG_SCHEMA.rowType
+const at = (schemaId: number, fields: number[]) => ({ schemaId, rowType, fields })
 
 function changelogBatch(baseOffset: number): Buffer {
   const writer = new ArrowBatchWriter(rowType)
@@ -30,7 +33,7 @@ describe('projectLogRecords', () => {
       baseOffset: 3,
     })
     const input = Buffer.concat([changelogBatch(0), empty, changelogBatch(4)])
-    const out = await projectLogRecords(input, () => rowType, [2])
+    const out = await projectLogRecords(input, () => rowType, at(1, [2]))
     const batches = [...new MemoryLogRecords(out).batches()]
     expect(batches.map(b => [b.baseOffset, b.recordCount])).toEqual([
       [0, 3],
@@ -54,9 +57,24 @@ describe('projectLogRecords', () => {
         seen.push(id)
         return rowType
       },
-      [0],
+      at(1, [0]),
     )
     expect(seen).toEqual([1])
+  })
+
+  it('projects batches of other schema versions by column id, padding columns they lack', async () => {
+    const v1 = LOG_SCHEMA
+    const v2 = applySchemaChanges(TableDescriptor.builder().schema(v1).distributedBy(1).build(), [
+      { kind: 'add', name: 'extra', dataType: DataTypes.STRING() },
+      { kind: 'drop', name: v1.columnNames[0] },
+    ])?.schema as Schema
+    const old = changelogBatch(0)
+    const projection = { schemaId: 2, rowType: v2.rowType, fields: [1, v2.columnNames.length - 1] }
+    const out = await projectLogRecords(old, id => (id === 1 ? v1.rowType : v2.rowType), projection)
+    const [batch] = [...new MemoryLogRecords(out).batches()]
+    expect(batch.schemaId).toBe(1)
+    const read = new ArrowBatchReader(batch.arrowPayload(), projectRowType(v2.rowType, projection.fields))
+    expect(read.toRows()).toEqual(rows(0, 3).map(r => [r[2], null]))
   })
 
   it('fails on a batch whose Arrow message does not match the row type', async () => {
@@ -66,7 +84,7 @@ describe('projectLogRecords', () => {
       recordCount: 1,
       records: Buffer.from('not arrow'),
     })
-    await expect(projectLogRecords(garbage, () => rowType, [0])).rejects.toBeInstanceOf(FlussError)
+    await expect(projectLogRecords(garbage, () => rowType, at(1, [0]))).rejects.toBeInstanceOf(FlussError)
   })
 })
 

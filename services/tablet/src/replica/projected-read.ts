@@ -1,6 +1,7 @@
 import { MemoryLogRecords, wholeBatchesPrefixSize } from '@sluice/core/record'
 import type { LogReadResult } from '../log/index.js'
 import { projectLogRecords, type RowTypeLookup } from './log-projection.js'
+import type { ResolvedProjection } from './projection-schema.js'
 
 /** Reads whole stored batches from `fetchOffset` (a replica's or a remote segment's read). */
 export type StoredRead = (
@@ -15,7 +16,7 @@ export interface ProjectedReadParams {
   readonly maxBytes: number
   /** Return the first projected batch even when it exceeds `maxBytes`. */
   readonly minOneMessage: boolean
-  readonly projectedFields: readonly number[]
+  readonly projection: ResolvedProjection
 }
 
 /** Stored bytes read per round, at most this many times the projected budget left... */
@@ -47,7 +48,7 @@ export async function readProjected(
     const result = await read(offset, storedBytes, round > 0 || params.minOneMessage)
     last = result
     if (result.records.length === 0) break
-    const projected = await projectLogRecords(result.records, rowTypeOf, params.projectedFields)
+    const projected = await projectLogRecords(result.records, rowTypeOf, params.projection)
     const keep = wholeBatchesPrefixSize(projected, left, params.minOneMessage && parts.length === 0)
     if (keep > 0) {
       const kept = projected.subarray(0, keep)

@@ -1,11 +1,10 @@
-import { TABLE_LOG_FORMAT } from '@sluice/core/config'
-import { FlussError, isFlussError, toFlussError } from '@sluice/core/errors'
-import { type TableBucket, tablePathToString } from '@sluice/core/metadata'
+import { isFlussError, toFlussError } from '@sluice/core/errors'
+import type { TableBucket } from '@sluice/core/metadata'
 import type { PbRemoteLogFetchInfoInit } from '@sluice/core/rpc'
 import type { LogReadResult } from '../log/index.js'
 import type { FetchLogResultForBucket, FetchParams, FetchReqInfo } from './fetch-types.js'
-import { checkProjectedFields } from './log-projection.js'
 import { readProjected, type StoredRead } from './projected-read.js'
+import { type ResolvedProjection, resolveProjection } from './projection-schema.js'
 import type { Replica } from './replica.js'
 import { FETCH_FROM_EARLIEST_OFFSET } from './replica-types.js'
 
@@ -47,12 +46,23 @@ export async function readFromLog(
   for (const req of reqs) {
     try {
       const replica = context.getReplicaOrException(req.tableBucket)
-      if (req.projectedFields !== null) checkProjection(replica, req.projectedFields)
+      const projection =
+        req.projectedFields === null
+          ? null
+          : await resolveProjection(replica, req.projectedFields, req.projectionSchemaId ?? null)
       const maxBytes = Math.max(0, Math.min(remainingBytes, req.maxBytes))
       // A client's "from the earliest offset" starts at the log start including the remote log.
       const fromEarliest = req.fetchOffset === FETCH_FROM_EARLIEST_OFFSET && params.replicaId < 0
       const bucketReq = fromEarliest ? { ...req, fetchOffset: clientLogStartOffset(context, replica) } : req
-      const result = await readBucket(context, params, bucketReq, replica, maxBytes, minOneMessage)
+      const result = await readBucket(
+        context,
+        params,
+        bucketReq,
+        replica,
+        projection,
+        maxBytes,
+        minOneMessage,
+      )
       const size = result.records?.length ?? 0
       if (size > 0) minOneMessage = false
       remainingBytes = Math.max(0, remainingBytes - size)
@@ -69,6 +79,7 @@ async function readBucket(
   params: FetchParams,
   req: FetchReqInfo,
   replica: Replica,
+  projection: ResolvedProjection | null,
   maxBytes: number,
   minOneMessage: boolean,
 ): Promise<FetchLogResultForBucket> {
@@ -76,7 +87,7 @@ async function readBucket(
   const local: StoredRead = (fetchOffset, max, minOne) =>
     replica.readRecords({ fetchOffset, maxBytes: max, minOneMessage: minOne, replicaId: params.replicaId })
   try {
-    const read = await readMaybeProjected(replica, req, local, maxBytes, minOneMessage)
+    const read = await readMaybeProjected(replica, req, projection, local, maxBytes, minOneMessage)
     return {
       tableBucket,
       highWatermark: read.highWatermark,
@@ -98,7 +109,7 @@ async function readBucket(
       const { records } = await remote.read({ fetchOffset, maxBytes: max, minOneMessage: minOne })
       return { ...bounds, records }
     }
-    const read = await readMaybeProjected(replica, req, fromRemote, maxBytes, minOneMessage)
+    const read = await readMaybeProjected(replica, req, projection, fromRemote, maxBytes, minOneMessage)
     return { ...head, records: read.records }
   }
 }
@@ -106,16 +117,17 @@ async function readBucket(
 function readMaybeProjected(
   replica: Replica,
   req: FetchReqInfo,
+  projection: ResolvedProjection | null,
   read: StoredRead,
   maxBytes: number,
   minOneMessage: boolean,
 ): Promise<LogReadResult> {
-  if (req.projectedFields === null) return read(req.fetchOffset, maxBytes, minOneMessage)
+  if (projection === null) return read(req.fetchOffset, maxBytes, minOneMessage)
   return readProjected(read, schemaId => replica.schemas.rowType(schemaId), {
     fetchOffset: req.fetchOffset,
     maxBytes,
     minOneMessage,
-    projectedFields: req.projectedFields,
+    projection,
   })
 }
 
@@ -154,15 +166,4 @@ export function mayHaveProgress(context: ReadContext, params: FetchParams, req: 
   const end = params.replicaId >= 0 ? log.logEndOffset : log.highWatermark
   const offset = req.fetchOffset === FETCH_FROM_EARLIEST_OFFSET ? log.logStartOffset : req.fetchOffset
   return end !== offset
-}
-
-function checkProjection(replica: Replica, projectedFields: readonly number[]): void {
-  const format = replica.tableInfo.tableConfig.get(TABLE_LOG_FORMAT)
-  if (format !== 'ARROW') {
-    throw new FlussError(
-      'INVALID_COLUMN_PROJECTION',
-      `Column projection is only supported for ARROW format, but the table ${tablePathToString(replica.tableInfo.tablePath)} is ${format} format.`,
-    )
-  }
-  checkProjectedFields(replica.tableInfo.rowType, projectedFields)
 }

@@ -1,7 +1,8 @@
-import { Schema, TableDescriptor, TableInfo, tablePath } from '@sluice/core/metadata'
+import { Schema, TableDescriptor, TableInfo, tableDescriptorToJson, tablePath } from '@sluice/core/metadata'
 import { testPkTable } from '@sluice/core/testing'
 import { DataTypes } from '@sluice/core/types'
 import { describe, expect, it } from 'vitest'
+import { updateSchemas } from '../server/update-metadata.js'
 import { SchemaCache } from './schema-cache.js'
 
 const path = tablePath('db', 'users')
@@ -28,5 +29,30 @@ describe('SchemaCache', () => {
     expect(asked).toEqual([])
     cache.removeTable(3)
     expect(cache.forTable(v1)).not.toBe(first)
+  })
+
+  it("learns a hosted table's new schema from UPDATE_METADATA and ignores tables not hosted", async () => {
+    const cache = new SchemaCache({ getSchema: async () => v1.schema })
+    const schemas = cache.forTable(v1)
+    const request = {
+      tableMetadata: [v2, TableInfo.of(path, 9, 4, testPkTable(1), 0, 0)].map(info => ({
+        tablePath: info.tablePath,
+        tableId: info.tableId,
+        schemaId: info.schemaId,
+        tableJson: Buffer.from(tableDescriptorToJson(info.toTableDescriptor())),
+        bucketMetadata: [],
+        createdTime: 0,
+        modifiedTime: 0,
+      })),
+      tabletServers: [],
+      partitionMetadata: [],
+      coordinatorServer: null,
+      coordinatorEpoch: null,
+    }
+    updateSchemas(cache, request)
+    expect(schemas.latestId).toBe(2)
+    expect(schemas.latest().schema.columnNames).toEqual(['id', 'v', 'age'])
+    // Table 9 is not hosted: it is not remembered.
+    expect(cache.forTable(TableInfo.of(path, 9, 1, testPkTable(1), 0, 0)).latestId).toBe(1)
   })
 })

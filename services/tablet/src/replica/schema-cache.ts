@@ -31,6 +31,14 @@ export class SchemaCache {
     return schemas
   }
 
+  /**
+   * A table's info as the coordinator announces it after a change (UPDATE_METADATA): its schema
+   * becomes known, and the latest when newer. Tables not hosted here are ignored.
+   */
+  tableChanged(info: TableInfo): void {
+    this.#tables.get(info.tableId)?.add(info.schemaId, info.schema)
+  }
+
   /** Forgets a table no replica on this server belongs to any more. */
   removeTable(tableId: number): void {
     this.#tables.delete(tableId)

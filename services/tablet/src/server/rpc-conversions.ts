@@ -74,6 +74,7 @@ export function toFetchReqInfos(request: ApiRequest<'FETCH_LOG'>): FetchReqInfo[
       fetchOffset: b.fetchOffset,
       maxBytes: b.maxFetchBytes,
       projectedFields: t.projectionPushdownEnabled ? t.projectedFields : null,
+      projectionSchemaId: t.projectionPushdownEnabled ? t.projectionSchemaId : null,
     })),
   )
 }

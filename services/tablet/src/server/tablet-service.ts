@@ -39,7 +39,7 @@ import {
   toStopReplicaData,
   toTableBucket,
 } from './rpc-conversions.js'
-import { updateMetadataCache } from './update-metadata.js'
+import { updateMetadataCache, updateSchemas } from './update-metadata.js'
 
 /** The APIs the TabletService itself implements (the read-only admin APIs come from the shared catalog). */
 export type TabletServiceApi =
@@ -273,6 +273,7 @@ export class TabletService {
     await manager.stateChanges.run(() => {
       manager.validateAndApplyCoordinatorEpoch(request.coordinatorEpoch ?? 0, 'updateMetadata')
       updateMetadataCache(manager.metadataCache, request)
+      updateSchemas(manager.schemas, request)
     })
     return {}
   }

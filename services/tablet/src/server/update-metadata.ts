@@ -1,5 +1,7 @@
 import { parseListeners } from '@sluice/core/control-plane'
+import { TableInfo, tableDescriptorFromJson } from '@sluice/core/metadata'
 import type { ApiRequest } from '@sluice/core/rpc'
+import type { SchemaCache } from '../replica/schema-cache.js'
 import type { TabletMetadataCache } from '../replica/tablet-metadata-cache.js'
 
 /**
@@ -21,6 +23,25 @@ export function updateMetadataCache(
   }
   for (const partition of request.partitionMetadata) {
     cache.addPartition(partition.tableId, partition.partitionId, bucketCount(partition.bucketMetadata))
+  }
+}
+
+/**
+ * The schemas of the tables an UPDATE_METADATA names (the coordinator sends one after ALTER TABLE
+ * changed a table's schema): hosted tables learn their new schema at once. A table whose JSON does
+ * not parse is skipped (its schemas are still loaded when a batch names them).
+ */
+export function updateSchemas(schemas: SchemaCache, request: ApiRequest<'UPDATE_METADATA'>): void {
+  for (const t of request.tableMetadata) {
+    let info: TableInfo
+    try {
+      const path = { databaseName: t.tablePath.databaseName, tableName: t.tablePath.tableName }
+      const descriptor = tableDescriptorFromJson(t.tableJson)
+      info = TableInfo.of(path, t.tableId, t.schemaId, descriptor, t.createdTime, t.modifiedTime)
+    } catch {
+      continue
+    }
+    schemas.tableChanged(info)
   }
 }
 

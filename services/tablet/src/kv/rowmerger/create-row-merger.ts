@@ -14,11 +14,16 @@ import type { RowMerger } from './row-merger.js'
 import { VersionedRowMerger } from './versioned-row-merger.js'
 
 /**
- * The merger of a primary-key table from its configuration (Fluss's `RowMerger.create`). An unset
+ * The merger of a primary-key table from its configuration (Fluss's `RowMerger.create`), whose
+ * column names are those of schema `tableSchemaId` (default: the latest). An unset
  * `table.delete.behavior` means the engine's default: ALLOW for the default engine, IGNORE for the
  * others.
  */
-export function createRowMerger(tableConfig: Configuration, schemas: KvSchemaSource): RowMerger {
+export function createRowMerger(
+  tableConfig: Configuration,
+  schemas: KvSchemaSource,
+  tableSchemaId?: number,
+): RowMerger {
   const engine = tableConfig.getOptional(TABLE_MERGE_ENGINE)
   // The option's registry default is ALLOW; only an explicit setting overrides an engine's default.
   const deleteBehavior: DeleteBehavior | undefined = tableConfig.has(TABLE_DELETE_BEHAVIOR)
@@ -37,7 +42,10 @@ export function createRowMerger(tableConfig: Configuration, schemas: KvSchemaSou
           `'${TABLE_MERGE_ENGINE_VERSIONED_VER_COLUMN.key}' must be set for versioned merge engine.`,
         )
       }
-      return new VersionedRowMerger(column, deleteBehavior)
+      // The column is named in the schema the properties were read with; later found by its id.
+      const configSchema = tableSchemaId === undefined ? schemas.latest() : schemas.context(tableSchemaId)
+      const id = configSchema.schema.column(column)?.columnId
+      return new VersionedRowMerger(column, deleteBehavior, id)
     }
     case 'AGGREGATION':
       return new AggregateRowMerger(schemas, deleteBehavior)

@@ -23,9 +23,14 @@ export class VersionedRowMerger implements RowMerger {
   #schemaId = -1
   #compare: VersionCompare | null = null
 
+  /**
+   * `versionColumn` names the column in the schema the table's properties were read with;
+   * `versionColumnId` is its id there, by which it is found in every later schema (a rename keeps it).
+   */
   constructor(
     readonly versionColumn: string,
     deleteBehavior: DeleteBehavior | undefined,
+    readonly versionColumnId?: number,
   ) {
     if (deleteBehavior === 'ALLOW') {
       throw new FlussError(
@@ -55,15 +60,16 @@ export class VersionedRowMerger implements RowMerger {
       )
     }
     if (latest.schemaId !== this.#schemaId || this.#compare === null) {
-      this.#compare = versionComparator(latest, this.versionColumn)
+      this.#compare = versionComparator(latest, this.versionColumn, this.versionColumnId)
       this.#schemaId = latest.schemaId
     }
     return this
   }
 }
 
-function versionComparator(latest: SchemaContext, column: string): VersionCompare {
-  const index = latest.schema.columnIndex(column)
+function versionComparator(latest: SchemaContext, column: string, columnId?: number): VersionCompare {
+  const index =
+    columnId === undefined ? latest.schema.columnIndex(column) : (latest.indexByColumnId.get(columnId) ?? -1)
   if (index < 0) {
     throw new FlussError(
       'INVALID_CONFIG_EXCEPTION',

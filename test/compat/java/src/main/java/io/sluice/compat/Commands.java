@@ -60,6 +60,10 @@ final class Commands {
             case "create-partition":
                 admin.createPartition(path, new PartitionSpec(partitionSpec(args.get(2))), false).get();
                 return result;
+            case "alter":
+                return Evolve.alter(admin, path, Specs.read(args.get(2)));
+            case "evolve":
+                return Evolve.evolve(connection, admin, path, Specs.read(args.get(2)));
             case "stats":
                 result.put("rowCount", admin.getTableStats(path).get().getRowCount());
                 return result;

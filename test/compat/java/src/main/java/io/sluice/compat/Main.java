@@ -33,6 +33,8 @@ import org.apache.fluss.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * Main &lt;bootstrap&gt; offsets &lt;db&gt; &lt;table&gt; earliest|latest|&lt;timestamp ms&gt;
  * Main &lt;bootstrap&gt; create-partition &lt;db&gt; &lt;table&gt; &lt;key=value,...&gt;
  * Main &lt;bootstrap&gt; stats &lt;db&gt; &lt;table&gt;
+ * Main &lt;bootstrap&gt; alter &lt;db&gt; &lt;table&gt; &lt;changes.json&gt;
+ * Main &lt;bootstrap&gt; evolve &lt;db&gt; &lt;table&gt; &lt;scenario.json&gt;
  * </pre>
  *
  * Prints one JSON line: {"ok": true, ...} or {"ok": false, "mismatches"|"error": ...}. Exit code 0
