@@ -136,7 +136,7 @@ export const TABLE_LOG_LOCAL_TTL = option('table.log.local-ttl')
   .inScope('table')
   .canAlter()
   .description(
-    'How long log segments stay on the tablet server disk; an expired segment is removed locally only after it was uploaded. Unset inherits `table.log.ttl` (Fluss 1.0 key).',
+    'How long log segments stay on the tablet server disk once uploaded to remote storage: an uploaded segment whose newest record is older than this is removed locally even when `table.log.tiered.local-segments` would keep it; a segment not yet uploaded is never removed by it. Unset inherits `table.log.ttl`; 0ms disables the age rule (Fluss 1.0 key).',
   )
 
 export const TABLE_LOG_TIERED_LOCAL_SEGMENTS = option('table.log.tiered.local-segments')
