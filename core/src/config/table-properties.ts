@@ -32,7 +32,7 @@ export function validateTableProperties(
   for (const [key, value] of Object.entries(properties)) {
     const opt = optionByKey(key)
     if (opt === undefined || opt.scope !== 'table') throw invalid(notTablePropertyMessage(key))
-    opt.parse(value)
+    opt.checkSupported(opt.parse(value))
   }
   const conf = new Configuration(properties)
   checkLogFormat(conf, shape)
