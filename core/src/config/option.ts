@@ -201,7 +201,7 @@ export class OptionBuilder<T> implements ConfigOption<T> {
     const accepted = this.refusal.accepted === 'none' ? '' : ` Accepted: ${this.refusal.accepted}.`
     throw new FlussError(
       'INVALID_CONFIG_EXCEPTION',
-      `'${this.key}' = '${this.format(value)}' is not supported by this cluster: ${this.refusal.reason}.${accepted}`,
+      `'${this.key}' = '${this.format(value)}' is not supported by Sluice: ${this.refusal.reason}.${accepted}`,
     )
   }
 

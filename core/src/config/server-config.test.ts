@@ -86,7 +86,7 @@ describe('loadServerConfig', () => {
     const filePath = writeConfig('refused.yaml', 'server.buffer.memory-size: 512mb\n')
     const message = loadError(() => loadServerConfig({ filePath, env: {} }))
     expect(message).toContain(filePath)
-    expect(message).toContain("'server.buffer.memory-size' = '512mb' is not supported by this cluster")
+    expect(message).toContain("'server.buffer.memory-size' = '512mb' is not supported by Sluice")
     expect(message).toContain("Accepted: '256mb' (the default).")
     for (const [key, value] of [
       ['log.file-preallocate', true],
@@ -99,7 +99,7 @@ describe('loadServerConfig', () => {
         loadServerConfig({ env: { FLUSS_CONF: JSON.stringify({ [key]: value }) } }),
       )
       expect(refused, key).toContain(`FLUSS_CONF: '${key}' = `)
-      expect(refused, key).toContain('is not supported by this cluster')
+      expect(refused, key).toContain('is not supported by Sluice')
     }
     const defaults = { 'server.buffer.memory-size': '256mb', 'log.file-preallocate': false }
     expect(loadServerConfig({ env: { FLUSS_CONF: JSON.stringify(defaults) } }).warnings).toEqual([])

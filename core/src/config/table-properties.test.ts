@@ -172,7 +172,7 @@ describe('table options Sluice does not implement', () => {
   it('refuses them at create and at alter, naming the key and the value', () => {
     for (const [key, value] of refused) {
       const message = rejection(() => validateTableProperties({ [key]: value }))
-      expect(message, key).toContain(`'${key}' = '${value}' is not supported by this cluster`)
+      expect(message, key).toContain(`'${key}' = '${value}' is not supported by Sluice`)
       if (!optionByKey(key)?.alterable) continue // ALTER TABLE refuses it whatever the value
       expect(
         rejection(() => validateAlterTableProperties({ [key]: value }, {})),

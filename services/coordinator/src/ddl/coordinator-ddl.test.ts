@@ -241,7 +241,7 @@ describe('table DDL over RPC', () => {
       )
       expect([error.errorName, error.message], key).toEqual([
         'INVALID_CONFIG_EXCEPTION',
-        expect.stringContaining(`'${key}' = '${value}' is not supported by this cluster`),
+        expect.stringContaining(`'${key}' = '${value}' is not supported by Sluice`),
       ])
       expect((await client.request('TABLE_EXISTS', { tablePath: path('refused') })).exists).toBe(false)
     }
