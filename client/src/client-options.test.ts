@@ -60,6 +60,21 @@ describe('clientOptions', () => {
     )
   })
 
+  it('refuses client keys the SDK does not implement, by name, and accepts their defaults', () => {
+    expect(() => options({ 'client.id': 'orders-app' })).toThrow(
+      expect.objectContaining({
+        errorName: 'INVALID_CONFIG_EXCEPTION',
+        message: expect.stringContaining(
+          "client configuration: 'client.id' = 'orders-app' is not supported by Sluice",
+        ),
+      }),
+    )
+    expect(() => options({ 'client.metrics.enabled': true })).toThrow(
+      expect.objectContaining({ message: expect.stringContaining("'client.metrics.enabled' = 'true'") }),
+    )
+    expect(options({ 'client.metrics.enabled': false }).writer).toBeDefined()
+  })
+
   it('parses host:port and [ipv6]:port, rejecting anything else', () => {
     expect(parseServerAddress(' db-1.example:9123 ')).toEqual({ host: 'db-1.example', port: 9123 })
     expect(parseServerAddress('[::1]:9123')).toEqual({ host: '::1', port: 9123 })

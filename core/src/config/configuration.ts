@@ -40,7 +40,10 @@ export class Configuration {
       const raw = checkRawValue(key, value, where)
       const kind = classifyKey(key)
       if (kind === 'registered') {
-        withSource(where, () => optionByKey(key)?.parse(raw))
+        withSource(where, () => {
+          const opt = optionByKey(key)
+          opt?.checkSupported(opt.parse(raw))
+        })
         kept[key] = raw
       } else if (kind === 'passthrough') {
         kept[key] = raw

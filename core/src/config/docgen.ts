@@ -30,7 +30,7 @@ export function renderConfigDoc(): string {
     '<!-- Generated from core/src/config/options*.ts by core/src/config/write-docs.ts. Do not edit by hand. -->',
     '',
     "Keys and defaults follow Apache Fluss 0.9.1 (`ConfigOptions`), the Fluss REST gateway, and Sluice's own `sluice.*` keys.",
-    'Servers read a flat YAML file (`key: value` lines) and then the `FLUSS_CONF` environment variable, a JSON object of keys to values; `FLUSS_CONF` wins. Durations take a unit (`500ms`, `30s`, `3min`, `2h`, `7d`); a bare number is milliseconds. Sizes take `b`, `kb`, `mb`, `gb` or `tb` (powers of 1024); a bare number is bytes. Keys with a Sluice prefix that are not listed here are rejected as typos; Fluss keys Sluice does not use are ignored with a warning.',
+    'Servers read a flat YAML file (`key: value` lines) and then the `FLUSS_CONF` environment variable, a JSON object of keys to values; `FLUSS_CONF` wins. Durations take a unit (`500ms`, `30s`, `3min`, `2h`, `7d`); a bare number is milliseconds. Sizes take `b`, `kb`, `mb`, `gb` or `tb` (powers of 1024); a bare number is bytes. Keys with a Sluice prefix that are not listed here are rejected as typos; Fluss keys Sluice does not use are ignored with a warning. Keys marked **Not supported** are Fluss keys whose behaviour Sluice does not have: a value other than the accepted one fails with INVALID_CONFIG_EXCEPTION naming the key where it is set (CREATE TABLE, ALTER TABLE, server start, client configuration) instead of being accepted and doing nothing. `core/src/config/consumers.test.ts` checks that every other key is read by the code.',
     '',
   ]
   for (const scope of SCOPES) {
@@ -85,6 +85,11 @@ function descriptionText(opt: ConfigOption<unknown>): string {
   if (opt.pattern && !opt.descriptionText.includes(opt.pattern.expected))
     notes.push(`Form: ${opt.pattern.expected}.`)
   if (opt.secret) notes.push('Secret: never logged.')
+  if (opt.refusal !== undefined) {
+    const accepted =
+      opt.refusal.accepted === 'none' ? 'setting it fails' : `only ${opt.refusal.accepted} is accepted`
+    notes.push(`**Not supported**: ${opt.refusal.reason}; ${accepted}.`)
+  }
   return [opt.descriptionText, ...notes].join(' ')
 }
 

@@ -47,10 +47,27 @@ export interface ConfigOption<T> {
   readonly secret: boolean
   /** For strings: the form a value must have, and how that form is described in errors. */
   readonly pattern?: { readonly regex: RegExp; readonly expected: string }
+  /**
+   * For a key Sluice registers (it is Fluss's) but does not implement: which values are refused and
+   * why. A refused value fails where it is set (CREATE TABLE, ALTER TABLE, server start) rather than
+   * being accepted and doing nothing.
+   */
+  readonly refusal?: OptionRefusal<T>
   /** Parses and validates a raw (string or JSON) value; throws INVALID_CONFIG_EXCEPTION. */
   parse(raw: unknown): T
+  /** Throws INVALID_CONFIG_EXCEPTION naming the key when `value` is one Sluice refuses. */
+  checkSupported(value: T): void
   /** The value as a string, the way Fluss stores table properties. */
   format(value: T): string
+}
+
+export interface OptionRefusal<T> {
+  /** What Sluice does not do, e.g. 'Sluice does not compact lake data files'. */
+  readonly reason: string
+  /** Which set values are refused; the ones that ask for what Sluice does anyway are accepted. */
+  refuses(value: T): boolean
+  /** The values accepted, for docs and errors ('false', 'unset'). */
+  readonly accepted: string
 }
 
 /** The builder behind `option(key)`; its instances are the option constants. */
@@ -67,6 +84,7 @@ export class OptionBuilder<T> implements ConfigOption<T> {
   alterable = false
   secret = false
   pattern?: { readonly regex: RegExp; readonly expected: string }
+  refusal?: OptionRefusal<T>
 
   constructor(readonly key: string) {}
 
@@ -162,6 +180,29 @@ export class OptionBuilder<T> implements ConfigOption<T> {
   description(text: string): this {
     this.descriptionText = text
     return this
+  }
+  /**
+   * Marks a Fluss key Sluice does not implement: a set value is refused with `reason` unless it asks
+   * for what Sluice does anyway, by default the option's default value (an option without a default
+   * refuses every value); `refuses` and `accepted` say otherwise.
+   */
+  notSupported(reason: string, refuses?: (value: T) => boolean, accepted?: string): this {
+    const fallback = this.defaultValue
+    this.refusal = {
+      reason,
+      accepted: accepted ?? (fallback === undefined ? 'none' : `'${this.format(fallback)}' (the default)`),
+      refuses: refuses ?? (v => fallback === undefined || this.format(v) !== this.format(fallback)),
+    }
+    return this
+  }
+
+  checkSupported(value: T): void {
+    if (this.refusal === undefined || !this.refusal.refuses(value)) return
+    const accepted = this.refusal.accepted === 'none' ? '' : ` Accepted: ${this.refusal.accepted}.`
+    throw new FlussError(
+      'INVALID_CONFIG_EXCEPTION',
+      `'${this.key}' = '${this.format(value)}' is not supported by Sluice: ${this.refusal.reason}.${accepted}`,
+    )
   }
 
   parse(raw: unknown): T {

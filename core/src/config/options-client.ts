@@ -21,6 +21,7 @@ export const BOOTSTRAP_SERVERS = client('bootstrap.servers')
 export const CLIENT_ID = client('client.id')
   .string()
   .default('')
+  .notSupported('the Sluice client sends no client id')
   .description('Name sent with every request so that server logs can tell applications apart.')
 
 export const CLIENT_CONNECT_TIMEOUT = client('client.connect-timeout')
@@ -40,6 +41,7 @@ export const CLIENT_REQUEST_TIMEOUT = client('client.request-timeout')
 export const CLIENT_METRICS_ENABLED = client('client.metrics.enabled')
   .boolean()
   .default(false)
+  .notSupported('the Sluice client reports no metrics')
   .description('Collect client metrics.')
 
 export const CLIENT_WRITER_BUFFER_MEMORY_SIZE = client('client.writer.buffer.memory-size')
@@ -52,6 +54,7 @@ export const CLIENT_WRITER_BUFFER_PAGE_SIZE = client('client.writer.buffer.page-
   .memory()
   .default('128kb')
   .range('1kb', '64mb')
+  .notSupported('the Sluice client does not read this option')
   .description('Page size of the writer buffer.')
 
 export const CLIENT_WRITER_BUFFER_PER_REQUEST_MEMORY_SIZE = client(
@@ -60,6 +63,7 @@ export const CLIENT_WRITER_BUFFER_PER_REQUEST_MEMORY_SIZE = client(
   .memory()
   .default('16mb')
   .range('1kb', '1gb')
+  .notSupported('the Sluice client does not read this option')
   .description('Least memory the writer takes from its buffer at once; at least the page size.')
 
 export const CLIENT_WRITER_BUFFER_WAIT_TIMEOUT = client('client.writer.buffer.wait-timeout')
@@ -67,6 +71,7 @@ export const CLIENT_WRITER_BUFFER_WAIT_TIMEOUT = client('client.writer.buffer.wa
   .default(UNBOUNDED_WAIT_MS)
   .documentDefaultAs('unbounded')
   .range(0, UNBOUNDED_WAIT_MS)
+  .notSupported('the Sluice client does not read this option')
   .description(
     "How long a write waits for buffer memory. Fluss's default is unbounded (backpressure); values above 2^31-1 ms mean no timer.",
   )
@@ -80,6 +85,7 @@ export const CLIENT_WRITER_BATCH_SIZE = client('client.writer.batch-size')
 export const CLIENT_WRITER_DYNAMIC_BATCH_SIZE_ENABLED = client('client.writer.dynamic-batch-size.enabled')
   .boolean()
   .default(true)
+  .notSupported('the Sluice client does not read this option')
   .description(
     'Size batches from recent write volume of each table or partition, between the page size and `client.writer.batch-size`.',
   )

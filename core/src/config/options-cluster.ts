@@ -64,6 +64,7 @@ export const LAKE_TIERING_AUTO_EXPIRE_SNAPSHOT = option('lake.tiering.auto-expir
   .boolean()
   .default(false)
   .inScope('cluster')
+  .notSupported('tiering rounds do not expire lake snapshots')
   .description('Expire old lake snapshots on every tiering commit, whatever the table sets.')
 
 export const REMOTE_DATA_DIR = option('remote.data.dir')
@@ -79,6 +80,7 @@ export const COORDINATOR_PRODUCER_OFFSETS_TTL = option('coordinator.producer-off
   .default('24h')
   .range(1)
   .inScope('cluster')
+  .notSupported('the coordinator does not serve the producer offsets APIs')
   .description('Registered producer offsets older than this are removed by the coordinator.')
 
 export const COORDINATOR_PRODUCER_OFFSETS_CLEANUP_INTERVAL = option(
@@ -88,6 +90,7 @@ export const COORDINATOR_PRODUCER_OFFSETS_CLEANUP_INTERVAL = option(
   .default('1h')
   .range(1)
   .inScope('cluster')
+  .notSupported('the coordinator does not serve the producer offsets APIs')
   .description('How often expired producer offsets (and orphaned remote files) are cleaned up.')
 
 export const AUTHORIZER_ENABLED = option('authorizer.enabled')
@@ -102,6 +105,7 @@ export const AUTHORIZER_TYPE = option('authorizer.type')
   .enum(['default'] as const)
   .default('default')
   .inScope('cluster')
+  .notSupported('the metadata-store ACL authorizer is the only one')
   .description('Which authorizer checks ACLs; `default` (ACLs in the metadata store) is the only one.')
 
 export const SUPER_USERS = option('super.users')

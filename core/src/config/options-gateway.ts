@@ -233,6 +233,7 @@ export const GATEWAY_SECURITY_TRUSTED_HEADER_NAME = gateway('gateway.security.tr
 export const GATEWAY_CLUSTERS = gateway('gateway.clusters')
   .list()
   .default('default')
+  .notSupported('the gateway serves one cluster')
   .description('Cluster ids the gateway serves; they appear in REST paths. Sluice serves one cluster.')
 
 export const GATEWAY_OPTIONS = [

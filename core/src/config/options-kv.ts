@@ -38,6 +38,7 @@ export const KV_SNAPSHOT_LEASE_EXPIRATION_CHECK_INTERVAL = kv('kv.snapshot.lease
   .duration()
   .default('10min')
   .range(1)
+  .notSupported('KV snapshot leases are not served')
   .description('How often expired KV snapshot leases (held by readers of snapshots) are released.')
 
 export const KV_RECOVER_LOG_RECORD_BATCH_MAX_SIZE = kv('kv.recover.log-record-batch.max-size')
@@ -62,22 +63,26 @@ export const KV_ROCKSDB_LOG_MAX_FILE_SIZE = kv('kv.rocksdb.log.max-file-size')
   .memory()
   .default('25mb')
   .range(0, '1gb')
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Size at which the RocksDB info log rolls; 0 writes one file.')
 
 export const KV_ROCKSDB_LOG_FILE_NUM = kv('kv.rocksdb.log.file-num')
   .int()
   .default(4)
   .range(1, 1000)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Rolled RocksDB info log files kept.')
 
 export const KV_ROCKSDB_LOG_DIR = kv('kv.rocksdb.log.dir')
   .string()
   .noDefault()
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Directory of RocksDB info logs; unset keeps them beside the data.')
 
 export const KV_ROCKSDB_LOG_LEVEL = kv('kv.rocksdb.log.level')
   .enum(KV_INFO_LOG_LEVELS)
   .default('INFO_LEVEL')
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description(
     'RocksDB info log level; raise only for troubleshooting, since the info log is not rotated by size unless configured.',
   )
@@ -93,6 +98,7 @@ export const KV_ROCKSDB_SHARED_RATE_LIMITER_BYTES_PER_SEC = kv('kv.rocksdb.share
   .default(UNLIMITED_BYTES_PER_SEC)
   .documentDefaultAs('unlimited')
   .range(1)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description(
     'Flush and compaction bytes per second shared by all RocksDB instances of a server; the default is unlimited.',
   )
@@ -100,16 +106,19 @@ export const KV_ROCKSDB_SHARED_RATE_LIMITER_BYTES_PER_SEC = kv('kv.rocksdb.share
 export const KV_ROCKSDB_COMPACTION_STYLE = kv('kv.rocksdb.compaction.style')
   .enum(KV_COMPACTION_STYLES)
   .default('LEVEL')
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('RocksDB compaction style.')
 
 export const KV_ROCKSDB_COMPACTION_LEVEL_USE_DYNAMIC_SIZE = kv('kv.rocksdb.compaction.level.use-dynamic-size')
   .boolean()
   .default(false)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Let RocksDB choose level target sizes dynamically (level_compaction_dynamic_level_bytes).')
 
 export const KV_ROCKSDB_COMPRESSION_PER_LEVEL = kv('kv.rocksdb.compression.per.level')
   .enumList(KV_COMPRESSION_TYPES)
   .default('LZ4,LZ4,LZ4,LZ4,LZ4,ZSTD,ZSTD')
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Compression of each RocksDB level, level 0 first; levels past the list use its last entry.')
 
 export const KV_ROCKSDB_COMPACTION_LEVEL_TARGET_FILE_SIZE_BASE = kv(
@@ -118,6 +127,7 @@ export const KV_ROCKSDB_COMPACTION_LEVEL_TARGET_FILE_SIZE_BASE = kv(
   .memory()
   .default('64mb')
   .range(1, '64gb')
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Target SST file size at level 1.')
 
 export const KV_ROCKSDB_COMPACTION_LEVEL_MAX_SIZE_LEVEL_BASE = kv(
@@ -126,6 +136,7 @@ export const KV_ROCKSDB_COMPACTION_LEVEL_MAX_SIZE_LEVEL_BASE = kv(
   .memory()
   .default('256mb')
   .range(1, '1tb')
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Total size limit of the base level.')
 
 export const KV_ROCKSDB_WRITEBUFFER_SIZE = kv('kv.rocksdb.writebuffer.size')
@@ -146,6 +157,7 @@ export const KV_ROCKSDB_WRITEBUFFER_NUMBER_TO_MERGE = kv('kv.rocksdb.writebuffer
   .int()
   .default(1)
   .range(1, 64)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Memtables merged together before they are flushed.')
 
 export const KV_ROCKSDB_BLOCK_BLOCKSIZE = kv('kv.rocksdb.block.blocksize')
@@ -158,12 +170,14 @@ export const KV_ROCKSDB_BLOCK_METADATA_BLOCKSIZE = kv('kv.rocksdb.block.metadata
   .memory()
   .default('4kb')
   .range(1, '64mb')
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Approximate size of partitioned index blocks.')
 
 export const KV_ROCKSDB_BLOCK_CACHE_SIZE = kv('kv.rocksdb.block.cache-size')
   .memory()
   .default('8mb')
   .range(0, '1tb')
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Block cache size per bucket.')
 
 export const KV_ROCKSDB_USE_BLOOM_FILTER = kv('kv.rocksdb.use-bloom-filter')
@@ -180,6 +194,7 @@ export const KV_ROCKSDB_BLOOM_FILTER_BITS_PER_KEY = kv('kv.rocksdb.bloom-filter.
 export const KV_ROCKSDB_BLOOM_FILTER_BLOCK_BASED_MODE = kv('kv.rocksdb.bloom-filter.block-based-mode')
   .boolean()
   .default(false)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Use block-based instead of full Bloom filters.')
 
 export const KV_ROCKSDB_BLOCK_CACHE_INDEX_AND_FILTER_BLOCKS = kv(
@@ -187,6 +202,7 @@ export const KV_ROCKSDB_BLOCK_CACHE_INDEX_AND_FILTER_BLOCKS = kv(
 )
   .boolean()
   .default(false)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Keep index and filter blocks in the block cache, so the cache size bounds them.')
 
 export const KV_ROCKSDB_BLOCK_CACHE_INDEX_AND_FILTER_BLOCKS_WITH_HIGH_PRIORITY = kv(
@@ -194,6 +210,7 @@ export const KV_ROCKSDB_BLOCK_CACHE_INDEX_AND_FILTER_BLOCKS_WITH_HIGH_PRIORITY =
 )
   .boolean()
   .default(false)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Cache index and filter blocks with high priority (with cache-index-and-filter-blocks).')
 
 export const KV_ROCKSDB_BLOCK_PIN_L0_FILTER_AND_INDEX_BLOCKS_IN_CACHE = kv(
@@ -201,6 +218,7 @@ export const KV_ROCKSDB_BLOCK_PIN_L0_FILTER_AND_INDEX_BLOCKS_IN_CACHE = kv(
 )
   .boolean()
   .default(false)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Pin level-0 index and filter blocks in the block cache (with cache-index-and-filter-blocks).')
 
 export const KV_ROCKSDB_BLOCK_PIN_TOP_LEVEL_INDEX_AND_FILTER = kv(
@@ -208,6 +226,7 @@ export const KV_ROCKSDB_BLOCK_PIN_TOP_LEVEL_INDEX_AND_FILTER = kv(
 )
   .boolean()
   .default(false)
+  .notSupported('the RocksDB binding of the tablet server does not set this option')
   .description('Pin the top level of partitioned index and filter blocks in the block cache.')
 
 export const KV_OPTIONS = [

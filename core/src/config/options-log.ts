@@ -29,6 +29,7 @@ export const LOG_FILE_PREALLOCATE = option('log.file-preallocate')
   .boolean()
   .default(false)
   .inScope('server')
+  .notSupported('log segment files are not preallocated')
   .description('Preallocate segment files on disk when they are created.')
 
 export const LOG_FLUSH_INTERVAL_MESSAGES = option('log.flush.interval-messages')
@@ -37,6 +38,9 @@ export const LOG_FLUSH_INTERVAL_MESSAGES = option('log.flush.interval-messages')
   .documentDefaultAs('unlimited (never forced)')
   .range(1)
   .inScope('server')
+  .notSupported(
+    'the log is not fsynced after a number of records; durability comes from replication and remote storage',
+  )
   .description(
     "Force an fsync of the log after this many records (Fluss's default, effectively never, leaves flushing to the OS and relies on replication).",
   )
@@ -71,6 +75,7 @@ export const LOG_REPLICA_WRITE_OPERATION_PURGE_NUMBER = option('log.replica.writ
   .default(1000)
   .range(1)
   .inScope('server')
+  .notSupported('waiting writes are dropped as soon as they complete, so there is no purge threshold')
   .description('Completed delayed writes (acks=all waits) kept before the waiting list is purged.')
 
 export const LOG_REPLICA_FETCH_OPERATION_PURGE_NUMBER = option('log.replica.fetch-operation-purge-number')
@@ -78,6 +83,7 @@ export const LOG_REPLICA_FETCH_OPERATION_PURGE_NUMBER = option('log.replica.fetc
   .default(1000)
   .range(1)
   .inScope('server')
+  .notSupported('waiting fetches are dropped as soon as they complete, so there is no purge threshold')
   .description('Completed delayed fetches (long polls) kept before the waiting list is purged.')
 
 export const LOG_REPLICA_FETCHER_NUMBER = option('log.replica.fetcher-number')
@@ -85,6 +91,7 @@ export const LOG_REPLICA_FETCHER_NUMBER = option('log.replica.fetcher-number')
   .default(1)
   .range(1, 64)
   .inScope('server')
+  .notSupported('a follower runs one fetcher per source tablet server')
   .description('Fetchers a follower runs per source tablet server to replicate logs.')
 
 export const LOG_REPLICA_FETCH_BACKOFF_INTERVAL = option('log.replica.fetch.backoff-interval')
@@ -145,6 +152,7 @@ export const REMOTE_FS_WRITE_BUFFER_SIZE = option('remote.fs.write-buffer-size')
   .default('4kb')
   .range(1, '1gb')
   .inScope('server')
+  .notSupported('remote storage is written through the AWS SDK, whose part sizes Sluice chooses')
   .description('Buffer size used when copying local files to remote storage.')
 
 export const REMOTE_LOG_TASK_INTERVAL_DURATION = option('remote.log.task-interval-duration')
@@ -168,6 +176,7 @@ export const REMOTE_LOG_INDEX_FILE_CACHE_SIZE = option('remote.log.index-file-ca
   .default('1gb')
   .range(0, '1tb')
   .inScope('server')
+  .notSupported('the remote index cache is not bounded by this size')
   .description('Local disk space for index files downloaded from remote storage.')
 
 export const REMOTE_LOG_MANAGER_THREAD_POOL_SIZE = option('remote.log-manager.thread-pool-size')
@@ -175,6 +184,7 @@ export const REMOTE_LOG_MANAGER_THREAD_POOL_SIZE = option('remote.log-manager.th
   .default(4)
   .range(1, 1024)
   .inScope('server')
+  .notSupported('remote log tasks are not limited by a thread pool')
   .description('Remote log tasks (upload, index fetch, cleanup) that run at once.')
 
 export const LOG_OPTIONS = [

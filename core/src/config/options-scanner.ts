@@ -61,17 +61,20 @@ export const CLIENT_SCANNER_REMOTE_LOG_PREFETCH_NUM = client('client.scanner.rem
   .int()
   .default(4)
   .range(1, 1000)
+  .notSupported('the Sluice client does not read this option')
   .description('Remote log segments a scanner downloads ahead into local temporary files.')
 
 export const CLIENT_SCANNER_IO_TMPDIR = client('client.scanner.io.tmpdir')
   .string()
   .machineDefault(join(tmpdir(), 'fluss'), "'fluss' in the system temp directory")
+  .notSupported('the Sluice client does not read this option')
   .description('Local directory for files a scanner downloads (KV snapshots, remote log segments).')
 
 export const CLIENT_REMOTE_FILE_DOWNLOAD_THREAD_NUM = client('client.remote-file.download-thread-num')
   .int()
   .default(3)
   .range(1, 256)
+  .notSupported('the Sluice client does not read this option')
   .description('Remote files a client downloads at once.')
 
 export const CLIENT_FILESYSTEM_SECURITY_TOKEN_RENEWAL_BACKOFF = client(
@@ -80,6 +83,7 @@ export const CLIENT_FILESYSTEM_SECURITY_TOKEN_RENEWAL_BACKOFF = client(
   .duration()
   .default('1h')
   .range(1, '1d')
+  .notSupported('the Sluice client does not read this option')
   .description('Wait before trying again after fetching remote storage credentials failed.')
 
 export const CLIENT_FILESYSTEM_SECURITY_TOKEN_RENEWAL_TIME_RATIO = client(
@@ -88,6 +92,7 @@ export const CLIENT_FILESYSTEM_SECURITY_TOKEN_RENEWAL_TIME_RATIO = client(
   .double()
   .default(0.75)
   .range(0, 1)
+  .notSupported('the Sluice client does not read this option')
   .description('Share of a credential lifetime after which new remote storage credentials are fetched.')
 
 export const CLIENT_LOOKUP_QUEUE_SIZE = client('client.lookup.queue-size')

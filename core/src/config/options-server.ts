@@ -61,6 +61,7 @@ export const SERVER_IO_POOL_SIZE = option('server.io-pool.size')
   .range(1, 1024)
   .inScope('server')
   .withFallbackKeys('coordinator.io-pool.size')
+  .notSupported('blocking I/O is not limited by a server-wide pool')
   .description(
     'Most blocking I/O operations (snapshot and remote-log transfers, file cleanup) a server runs at once.',
   )
@@ -77,6 +78,7 @@ export const SERVER_WRITER_ID_EXPIRATION_CHECK_INTERVAL = option('server.writer-
   .default('10min')
   .range(1)
   .inScope('server')
+  .notSupported('expired writer ids are removed when a log is loaded, not on a timer')
   .description('How often expired writer ids are removed.')
 
 export const SERVER_BUFFER_MEMORY_SIZE = option('server.buffer.memory-size')
@@ -84,6 +86,7 @@ export const SERVER_BUFFER_MEMORY_SIZE = option('server.buffer.memory-size')
   .default('256mb')
   .range('1kb', '64gb')
   .inScope('server')
+  .notSupported('the server has no write buffer pool')
   .description(
     'Total memory a server may use to buffer rows it writes, e.g. changelog batches of primary-key tables.',
   )
@@ -93,6 +96,7 @@ export const SERVER_BUFFER_PAGE_SIZE = option('server.buffer.page-size')
   .default('128kb')
   .range('1kb', '64mb')
   .inScope('server')
+  .notSupported('the server has no write buffer pool')
   .description('Page size of the server write buffer (`server.buffer.memory-size`).')
 
 export const SERVER_BUFFER_PER_REQUEST_MEMORY_SIZE = option('server.buffer.per-request-memory-size')
@@ -100,6 +104,7 @@ export const SERVER_BUFFER_PER_REQUEST_MEMORY_SIZE = option('server.buffer.per-r
   .default('16mb')
   .range('1kb', '1gb')
   .inScope('server')
+  .notSupported('the server has no write buffer pool')
   .description('Least memory taken from the server write buffer at once; at least `server.buffer.page-size`.')
 
 export const SERVER_BUFFER_WAIT_TIMEOUT = option('server.buffer.wait-timeout')
@@ -108,6 +113,7 @@ export const SERVER_BUFFER_WAIT_TIMEOUT = option('server.buffer.wait-timeout')
   .documentDefaultAs('unbounded')
   .range(0, UNBOUNDED_WAIT_MS)
   .inScope('server')
+  .notSupported('the server has no write buffer pool')
   .description(
     "How long a write waits for server buffer memory. Fluss's default is unbounded; values above 2^31-1 ms mean no timer.",
   )
@@ -135,6 +141,7 @@ export const NETTY_SERVER_MAX_QUEUED_REQUESTS = option('netty.server.max-queued-
   .default(500)
   .range(1, 1_000_000)
   .inScope('server')
+  .notSupported('requests are not queued by count before the server stops reading')
   .description('Requests queued for processing before the server stops reading from connections.')
 
 export const NETTY_SERVER_MAX_REQUEST_SIZE = option('netty.server.max-request-size')
@@ -156,6 +163,7 @@ export const SERVER_DATA_DISK_WRITE_LIMIT_RATIO = option('server.data-disk.write
   .default(0.85)
   .range(0, 1)
   .inScope('server')
+  .notSupported('tablet servers do not check their data disk usage')
   .description(
     'Data disk usage at which the tablet server refuses writes (1.0 turns the protection off; Fluss 1.0 key).',
   )
@@ -165,6 +173,7 @@ export const SERVER_DATA_DISK_WRITE_RECOVER_RATIO = option('server.data-disk.wri
   .default(0.8)
   .range(0, 1)
   .inScope('server')
+  .notSupported('tablet servers do not check their data disk usage')
   .description('Data disk usage at or below which refused writes are accepted again; below the limit ratio.')
 
 export const SERVER_DATA_DISK_CHECK_INTERVAL = option('server.data-disk.check-interval')
@@ -172,6 +181,7 @@ export const SERVER_DATA_DISK_CHECK_INTERVAL = option('server.data-disk.check-in
   .default('30s')
   .range(1, '1h')
   .inScope('server')
+  .notSupported('tablet servers do not check their data disk usage')
   .description('How often the data disk usage is sampled.')
 
 export const SERVER_OPTIONS = [

@@ -86,13 +86,6 @@ export const SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL = option('sluice.tablet-ser
   .inScope('server')
   .description('How often a tablet server renews its lease; keep it well below the lease duration.')
 
-export const SLUICE_LOCAL_TABLET_SERVERS = option('sluice.local.tablet-servers')
-  .int()
-  .default(3)
-  .range(1, 16)
-  .inScope('local')
-  .description('Tablet servers started by the local cluster.')
-
 export const SLUICE_LOCAL_DATA_DIR = option('sluice.local.data-dir')
   .string()
   .default('.sluice')
@@ -113,6 +106,5 @@ export const SLUICE_OPTIONS = [
   SLUICE_COORDINATOR_LEASE_RENEW_INTERVAL,
   SLUICE_TABLET_SERVER_LEASE_DURATION,
   SLUICE_TABLET_SERVER_HEARTBEAT_INTERVAL,
-  SLUICE_LOCAL_TABLET_SERVERS,
   SLUICE_LOCAL_DATA_DIR,
 ] as const

@@ -2,8 +2,8 @@ import { option } from './option.js'
 
 /**
  * Table options: stored as string properties with the table, validated at CreateTable and AlterTable.
- * The set is Fluss 0.9.1's complete `table.*` list plus the 1.0 keys Sluice also honours
- * (statistics columns, standby replicas, local log TTL, historical partitions).
+ * The set is Fluss 0.9.1's complete `table.*` list plus the 1.0 keys: the local log TTL is
+ * honoured; statistics columns, standby replicas and historical partitions are refused (`notSupported`).
  */
 
 export const LOG_FORMATS = ['ARROW', 'INDEXED', 'COMPACTED'] as const
@@ -136,7 +136,7 @@ export const TABLE_LOG_LOCAL_TTL = option('table.log.local-ttl')
   .inScope('table')
   .canAlter()
   .description(
-    'How long log segments stay on the tablet server disk; an expired segment is removed locally only after it was uploaded. Unset inherits `table.log.ttl` (Fluss 1.0 key).',
+    'How long log segments stay on the tablet server disk once uploaded to remote storage: an uploaded segment whose newest record is older than this is removed locally even when `table.log.tiered.local-segments` would keep it; a segment not yet uploaded is never removed by it. Unset inherits `table.log.ttl`; 0ms disables the age rule (Fluss 1.0 key).',
   )
 
 export const TABLE_LOG_TIERED_LOCAL_SEGMENTS = option('table.log.tiered.local-segments')
@@ -176,12 +176,14 @@ export const TABLE_DATALAKE_AUTO_COMPACTION = option('table.datalake.auto-compac
   .default(false)
   .inScope('table')
   .canAlter()
+  .notSupported('tiering rounds do not compact lake data files')
   .description('Compact lake data files as part of tiering rounds.')
 
 export const TABLE_DATALAKE_AUTO_EXPIRE_SNAPSHOT = option('table.datalake.auto-expire-snapshot')
   .boolean()
   .default(false)
   .inScope('table')
+  .notSupported('tiering rounds do not expire lake snapshots')
   .description('Expire old lake snapshots when a tiering round commits.')
 
 export const TABLE_DATALAKE_HISTORICAL_PARTITION_ENABLED = option(
@@ -191,6 +193,7 @@ export const TABLE_DATALAKE_HISTORICAL_PARTITION_ENABLED = option(
   .default(false)
   .inScope('table')
   .canAlter()
+  .notSupported('lookups are not served from the lake for partitions dropped by retention')
   .description(
     'Serve lookups on partitions already dropped by retention from the lake (auto-partitioned primary-key tables with one partition key; Fluss 1.0 key).',
   )
@@ -241,6 +244,7 @@ export const TABLE_STATISTICS_COLUMNS = option('table.statistics.columns')
   .noDefault()
   .inScope('table')
   .canAlter()
+  .notSupported('log batches carry no per-column statistics and filters are not pushed down to batches')
   .description(
     "Columns with per-batch min/max/null-count statistics for filter pushdown: '*' for all supported columns or a comma-separated list. Unset collects none (Fluss 1.0 key).",
   )
@@ -250,8 +254,13 @@ export const TABLE_KV_STANDBY_REPLICA_ENABLED = option('table.kv.standby-replica
   .noDefault()
   .inScope('table')
   .canAlter()
+  .notSupported(
+    'followers keep no standby KV store; a new leader restores from the latest KV snapshot',
+    v => v,
+    "'false'",
+  )
   .description(
-    'Keep recent KV snapshots on follower replicas so a new leader starts fast. Set to true by the coordinator for new primary-key tables; unset means disabled (Fluss 1.0 key).',
+    'Keep a warm KV store on follower replicas so a new leader starts without downloading a snapshot (Fluss 1.0 key; Fluss 1.0 turns it on for new primary-key tables).',
   )
 
 export const TABLE_OPTIONS = [

@@ -140,7 +140,6 @@ describe('option registry', () => {
       'gateway.rest.write.max-rows': 10_000,
       'gateway.rest.lookup.max-keys': 128,
       'sluice.metastore.table': 'sluice-metadata',
-      'sluice.local.tablet-servers': 3,
       'sluice.local.data-dir': '.sluice',
     }
     for (const [key, value] of Object.entries(defaults))

@@ -82,6 +82,29 @@ describe('loadServerConfig', () => {
     expect(message).toContain('at most 2 gb')
   })
 
+  it('refuses server keys Sluice does not implement at start, naming source and key, and accepts their defaults', () => {
+    const filePath = writeConfig('refused.yaml', 'server.buffer.memory-size: 512mb\n')
+    const message = loadError(() => loadServerConfig({ filePath, env: {} }))
+    expect(message).toContain(filePath)
+    expect(message).toContain("'server.buffer.memory-size' = '512mb' is not supported by Sluice")
+    expect(message).toContain("Accepted: '256mb' (the default).")
+    for (const [key, value] of [
+      ['log.file-preallocate', true],
+      ['server.data-disk.write-limit-ratio', 0.9],
+      ['coordinator.producer-offsets.ttl', '12h'],
+      ['lake.tiering.auto-expire-snapshot', true],
+      ['kv.rocksdb.block.cache-size', '1gb'],
+    ] as const) {
+      const refused = loadError(() =>
+        loadServerConfig({ env: { FLUSS_CONF: JSON.stringify({ [key]: value }) } }),
+      )
+      expect(refused, key).toContain(`FLUSS_CONF: '${key}' = `)
+      expect(refused, key).toContain('is not supported by Sluice')
+    }
+    const defaults = { 'server.buffer.memory-size': '256mb', 'log.file-preallocate': false }
+    expect(loadServerConfig({ env: { FLUSS_CONF: JSON.stringify(defaults) } }).warnings).toEqual([])
+  })
+
   it('rejects a typo of a known key in the file', () => {
     const filePath = writeConfig('typo.yaml', 'log.replica.max-lag-tme: 10s\n')
     expect(loadError(() => loadServerConfig({ filePath, env: {} }))).toContain(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { type ErrorName, FlussError } from '../errors/index.js'
 import {
+  optionByKey,
   TABLE_AUTO_PARTITION_TIME_UNIT,
   TABLE_DATALAKE_FRESHNESS,
   TABLE_DELETE_BEHAVIOR,
@@ -156,5 +157,40 @@ describe('validateAlterTableProperties', () => {
     expect(rejection(() => validateAlterTableProperties({ 'iceberg.write.format': 'orc' }, lake))).toBe(
       "Property 'iceberg.write.format' is not supported to alter which is for datalake table.",
     )
+  })
+})
+
+describe('table options Sluice does not implement', () => {
+  const refused: [string, string][] = [
+    ['table.datalake.auto-compaction', 'true'],
+    ['table.datalake.auto-expire-snapshot', 'true'],
+    ['table.datalake.historical-partition.enabled', 'true'],
+    ['table.kv.standby-replica.enabled', 'true'],
+    ['table.statistics.columns', 'a,b'],
+  ]
+
+  it('refuses them at create and at alter, naming the key and the value', () => {
+    for (const [key, value] of refused) {
+      const message = rejection(() => validateTableProperties({ [key]: value }))
+      expect(message, key).toContain(`'${key}' = '${value}' is not supported by Sluice`)
+      if (!optionByKey(key)?.alterable) continue // ALTER TABLE refuses it whatever the value
+      expect(
+        rejection(() => validateAlterTableProperties({ [key]: value }, {})),
+        key,
+      ).toBe(message)
+    }
+    expect(
+      rejection(() => validateTableProperties({ 'table.kv.standby-replica.enabled': 'TRUE' })),
+    ).toContain("Accepted: 'false'.")
+  })
+
+  it('accepts the values that ask for what the cluster does anyway', () => {
+    const conf = validateTableProperties({
+      'table.datalake.auto-compaction': 'false',
+      'table.datalake.auto-expire-snapshot': 'false',
+      'table.datalake.historical-partition.enabled': 'false',
+      'table.kv.standby-replica.enabled': 'false',
+    })
+    expect(conf.has('table.kv.standby-replica.enabled')).toBe(true)
   })
 })

@@ -32,7 +32,7 @@ export function validateTableProperties(
   for (const [key, value] of Object.entries(properties)) {
     const opt = optionByKey(key)
     if (opt === undefined || opt.scope !== 'table') throw invalid(notTablePropertyMessage(key))
-    opt.parse(value)
+    opt.checkSupported(opt.parse(value))
   }
   const conf = new Configuration(properties)
   checkLogFormat(conf, shape)
@@ -101,9 +101,7 @@ function checkLogFormat(conf: Configuration, shape: TableShape): void {
   const logFormat = conf.get(TABLE_LOG_FORMAT)
   // Fluss also serves INDEXED values; here the tablet servers store and merge COMPACTED rows only.
   if (shape.hasPrimaryKey && conf.get(TABLE_KV_FORMAT) === 'INDEXED') {
-    throw invalid(
-      "The kv format 'INDEXED' is not supported by this cluster; primary-key tables use 'COMPACTED'.",
-    )
+    throw invalid("The kv format 'INDEXED' is not supported by Sluice; primary-key tables use 'COMPACTED'.")
   }
   if (shape.hasPrimaryKey && conf.get(TABLE_KV_FORMAT) === 'COMPACTED' && logFormat === 'INDEXED') {
     throw invalid(

@@ -219,7 +219,7 @@ describe('validateTableDescriptor rejects (one test per rule)', () => {
     rejects(
       () => pkTable(b => b.property('table.kv.format', 'INDEXED').property('table.log.format', 'INDEXED')),
       'INVALID_CONFIG_EXCEPTION',
-      "The kv format 'INDEXED' is not supported by this cluster; primary-key tables use 'COMPACTED'.",
+      "The kv format 'INDEXED' is not supported by Sluice; primary-key tables use 'COMPACTED'.",
     ))
 
   it('a ZSTD level outside 1..22', () =>

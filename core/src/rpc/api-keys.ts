@@ -3,7 +3,10 @@ import { LookupResponseDirect } from './lookup-response-codec.js'
 import type { Decoded, Init, MessageType } from './message-codec.js'
 
 /**
- * The Fluss APIs Sluice implements, with their release-0.9.1 key numbers and version ranges.
+ * The Fluss APIs Sluice can encode and decode, with their release-0.9.1 key numbers and version
+ * ranges. Being described here does not make an API served: a server serves the APIs it registers
+ * handlers for, and its ApiVersions answer advertises exactly those (the coordinator's and tablet
+ * server's `served-apis` tests list them).
  *
  * scope: which server role serves the API (Fluss's gateway split): 'coordinator' (AdminGateway,
  * CoordinatorGateway), 'tablet' (TabletServerGateway) or 'both' (RpcGateway, AdminReadOnlyGateway).
@@ -175,12 +178,12 @@ const SPECS = {
   GET_TABLE_STATS: api(1059, 'tablet', m.GetTableStatsRequest, m.GetTableStatsResponse),
 }
 
-/** Name of an implemented API, e.g. 'PRODUCE_LOG'. */
+/** Name of a described API, e.g. 'PRODUCE_LOG'. */
 export type ApiName = keyof typeof SPECS
 
 type Named<S> = S & { readonly name: string }
 
-/** The implemented APIs by name. */
+/** The described APIs by name. */
 export const ApiKeys: { readonly [K in ApiName]: Named<(typeof SPECS)[K]> } = Object.freeze(
   Object.fromEntries(Object.entries(SPECS).map(([name, spec]) => [name, Object.freeze({ name, ...spec })])),
 ) as { readonly [K in ApiName]: Named<(typeof SPECS)[K]> }
@@ -201,7 +204,7 @@ export type ApiNameFor<S extends 'coordinator' | 'tablet'> = {
 
 const BY_KEY = new Map<number, ApiSpec>(Object.values(ApiKeys).map(s => [s.key, s as unknown as ApiSpec]))
 
-/** The implemented API with this key number, or undefined. */
+/** The described API with this key number, or undefined. */
 export function apiByKey(key: number): ApiSpec | undefined {
   return BY_KEY.get(key)
 }

@@ -223,6 +223,44 @@ describe('table DDL over RPC', () => {
     expect((await client.request('LIST_TABLES', { databaseName: 'db' })).tableName).toEqual(['t'])
   })
 
+  it('refuses table options Sluice does not implement by name, and creates nothing', async () => {
+    const refused: [string, string, boolean][] = [
+      ['table.datalake.auto-compaction', 'true', false],
+      ['table.datalake.auto-expire-snapshot', 'true', false],
+      ['table.datalake.historical-partition.enabled', 'true', true],
+      ['table.kv.standby-replica.enabled', 'true', true],
+      ['table.statistics.columns', '*', false],
+    ]
+    for (const [key, value, pk] of refused) {
+      const error = await failure(
+        client.request('CREATE_TABLE', {
+          tablePath: path('refused'),
+          tableJson: tableJson({ pk, properties: { [key]: value } }),
+          ignoreIfExists: false,
+        }),
+      )
+      expect([error.errorName, error.message], key).toEqual([
+        'INVALID_CONFIG_EXCEPTION',
+        expect.stringContaining(`'${key}' = '${value}' is not supported by Sluice`),
+      ])
+      expect((await client.request('TABLE_EXISTS', { tablePath: path('refused') })).exists).toBe(false)
+    }
+    expect((await client.request('LIST_TABLES', { databaseName: 'db' })).tableName).toEqual([])
+    await client.request('CREATE_TABLE', {
+      tablePath: path('accepted'),
+      tableJson: tableJson({
+        pk: true,
+        properties: {
+          'table.datalake.auto-compaction': 'false',
+          'table.kv.standby-replica.enabled': 'false',
+          'table.log.local-ttl': '1h',
+        },
+      }),
+      ignoreIfExists: false,
+    })
+    expect((await client.request('TABLE_EXISTS', { tablePath: path('accepted') })).exists).toBe(true)
+  })
+
   it('drops a table: StopReplica(delete) to every replica, then its items are gone', async () => {
     await client.request('CREATE_TABLE', {
       tablePath: path('t'),

@@ -26,7 +26,13 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<vo
 
 describe('runPeriodMs', () => {
   it('shortens the interval for lake tables to a quarter of the freshness, at least 1 s', () => {
-    const table = { logTtlMs: 0, localSegments: 2, datalakeEnabled: false, datalakeFreshnessMs: 180_000 }
+    const table = {
+      logTtlMs: 0,
+      localSegments: 2,
+      localTtlMs: 0,
+      datalakeEnabled: false,
+      datalakeFreshnessMs: 180_000,
+    }
     expect(runPeriodMs(60_000, table)).toBe(60_000)
     expect(runPeriodMs(60_000, { ...table, datalakeEnabled: true })).toBe(45_000)
     expect(runPeriodMs(10_000, { ...table, datalakeEnabled: true })).toBe(10_000)

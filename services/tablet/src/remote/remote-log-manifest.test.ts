@@ -146,8 +146,13 @@ describe('remote log configuration', () => {
     expect(remoteLogTableOptions(table)).toEqual({
       logTtlMs: 3_600_000,
       localSegments: 2,
+      localTtlMs: 3_600_000,
       datalakeEnabled: true,
       datalakeFreshnessMs: 180_000,
     })
+    expect(
+      remoteLogTableOptions(table.with({ 'table.log.local-ttl': '10min' })).localTtlMs,
+      'table.log.local-ttl overrides the inherited table.log.ttl',
+    ).toBe(600_000)
   })
 })

@@ -21,19 +21,24 @@ export function uploadCandidates(
 /**
  * How many of the oldest sealed segments may be deleted locally: only segments whose every offset
  * is in committed remote segments, never one holding `minRetainOffset` or above, and never so
- * many that fewer than `localSegments` segments (the active one counted, as Fluss counts) stay.
+ * many that fewer than `localSegments` segments (the active one counted, as Fluss counts) stay,
+ * unless the segment's newest record is older than `localTtlMs` (`table.log.local-ttl`; 0: no age
+ * rule), which frees an uploaded segment whatever the count.
  */
 export function deletableLocalCount(
   sealed: readonly SealedSegment[],
   manifest: RemoteLogManifest,
-  localSegments: number,
+  retention: { readonly localSegments: number; readonly localTtlMs: number; readonly nowMs: number },
   minRetainOffset: number,
 ): number {
-  const maxDeletable = sealed.length + 1 - Math.max(1, localSegments)
+  const { localSegments, localTtlMs, nowMs } = retention
+  const maxByCount = sealed.length + 1 - Math.max(1, localSegments)
   let count = 0
-  while (count < maxDeletable && count < sealed.length) {
+  while (count < sealed.length) {
     const s = sealed[count] as SealedSegment
     if (s.endOffset > minRetainOffset || !manifest.covers(s.baseOffset, s.endOffset)) break
+    const expired = localTtlMs > 0 && nowMs - s.maxTimestamp > localTtlMs
+    if (count >= maxByCount && !expired) break
     count++
   }
   return count

@@ -105,6 +105,33 @@ describe('RemoteLogTask uploads', () => {
     expect(h.tablet.logStartOffset).toBe(sealed[sealed.length - 2]?.baseOffset)
   })
 
+  it('deletes uploaded local segments older than table.log.local-ttl, whatever local-segments keeps', async () => {
+    h.tableOptions.localSegments = 100
+    h.tableOptions.localTtlMs = 60_000
+    const uploadedEnd = (sealed[2] as SealedSegment).endOffset
+    h.tablet.updateHighWatermark(uploadedEnd)
+    h.manager.startLeader(h.replica())
+    expect(await h.manager.runOnce(h.bucket)).toMatchObject({ uploaded: 3, localDeleted: 0 })
+    expect(h.tablet.logStartOffset, 'younger than the local TTL: kept').toBe(0)
+    h.clock.advance(60_001)
+    expect(await h.manager.runOnce(h.bucket)).toMatchObject({ uploaded: 0, localDeleted: 3 })
+    expect(h.tablet.logStartOffset, 'expired and uploaded: deleted; expired, not uploaded: kept').toBe(
+      uploadedEnd,
+    )
+    expect(h.tablet.segmentCount).toBe(sealed.length - 3 + 1)
+    expect((await committed()).manifest.remoteLogEndOffset).toBe(uploadedEnd)
+  })
+
+  it('keeps table.log.tiered.local-segments when no local TTL has passed', async () => {
+    h.tableOptions.localSegments = 100
+    h.tableOptions.localTtlMs = 0
+    h.tablet.updateHighWatermark(h.tablet.logEndOffset)
+    h.manager.startLeader(h.replica())
+    h.clock.advance(365 * 86_400_000)
+    expect(await h.manager.runOnce(h.bucket)).toMatchObject({ uploaded: sealed.length, localDeleted: 0 })
+    expect(h.tablet.segmentCount).toBe(sealed.length + 1)
+  })
+
   it('never deletes local segments holding minRetainOffset or above', async () => {
     h.tablet.updateHighWatermark(h.tablet.logEndOffset)
     const keep = (sealed[1] as SealedSegment).baseOffset + 1

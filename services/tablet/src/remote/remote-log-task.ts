@@ -311,7 +311,16 @@ export class RemoteLogTask {
     const { log } = this.replica
     const sealed = await log.sealedSegments()
     const minRetain = this.replica.minRetainOffset?.() ?? Number.POSITIVE_INFINITY
-    const count = deletableLocalCount(sealed, manifest, options.localSegments, minRetain)
+    const count = deletableLocalCount(
+      sealed,
+      manifest,
+      {
+        localSegments: options.localSegments,
+        localTtlMs: options.localTtlMs,
+        nowMs: this.deps.clock.nowMs(),
+      },
+      minRetain,
+    )
     if (count === 0) return 0
     const deleted = await log.deleteSegmentsBelow(sealed[count - 1]?.endOffset ?? 0)
     this.deps.stats.add('localSegmentsDeleted', deleted)

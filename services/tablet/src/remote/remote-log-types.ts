@@ -2,6 +2,7 @@ import {
   type Configuration,
   TABLE_DATALAKE_ENABLED,
   TABLE_DATALAKE_FRESHNESS,
+  TABLE_LOG_LOCAL_TTL,
   TABLE_LOG_TIERED_LOCAL_SEGMENTS,
   TABLE_LOG_TTL,
 } from '@sluice/core/config'
@@ -28,6 +29,11 @@ export interface RemoteLogTableOptions {
   readonly logTtlMs: number
   /** `table.log.tiered.local-segments`: local segments (the active one included) kept after upload. */
   readonly localSegments: number
+  /**
+   * `table.log.local-ttl` (unset: `table.log.ttl`): an uploaded local segment whose newest record is
+   * older than this is deleted locally even when `localSegments` would keep it; 0 disables the rule.
+   */
+  readonly localTtlMs: number
   /** `table.datalake.enabled`: also seal the active segment by age, see `datalakeFreshnessMs`. */
   readonly datalakeEnabled: boolean
   /** `table.datalake.freshness`: a lake table's active segment is sealed at half this age. */
@@ -38,6 +44,7 @@ export function remoteLogTableOptions(table: Configuration): RemoteLogTableOptio
   return {
     logTtlMs: table.get(TABLE_LOG_TTL),
     localSegments: table.get(TABLE_LOG_TIERED_LOCAL_SEGMENTS),
+    localTtlMs: table.getOptional(TABLE_LOG_LOCAL_TTL) ?? table.get(TABLE_LOG_TTL),
     datalakeEnabled: table.get(TABLE_DATALAKE_ENABLED),
     datalakeFreshnessMs: table.get(TABLE_DATALAKE_FRESHNESS),
   }

@@ -72,7 +72,13 @@ export async function openRemoteLogHarness(options: HarnessOptions = {}): Promis
     blobStore,
     metaStore,
     bucket: tableBucket(7, 0),
-    tableOptions: { logTtlMs: 0, localSegments: 2, datalakeEnabled: false, datalakeFreshnessMs: 180_000 },
+    tableOptions: {
+      logTtlMs: 0,
+      localSegments: 2,
+      localTtlMs: 0,
+      datalakeEnabled: false,
+      datalakeFreshnessMs: 180_000,
+    },
     fenced: [],
     manager: new RemoteLogManager(managerOptions()),
     async restart(overrides) {
