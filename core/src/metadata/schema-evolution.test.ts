@@ -138,13 +138,6 @@ describe('DROP COLUMN', () => {
       'Column nope does not exist.',
     )
   })
-
-  it('removes the column from table.statistics.columns', () => {
-    const next = applied(table({ 'table.statistics.columns': 'v,note' }), { kind: 'drop', name: 'v' })
-    expect(next.properties['table.statistics.columns']).toBe('note')
-    const none = applied(next, { kind: 'drop', name: 'note' })
-    expect(none.properties['table.statistics.columns']).toBeUndefined()
-  })
 })
 
 describe('RENAME COLUMN', () => {

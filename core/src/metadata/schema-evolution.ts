@@ -1,8 +1,4 @@
-import {
-  TABLE_MERGE_ENGINE,
-  TABLE_MERGE_ENGINE_VERSIONED_VER_COLUMN,
-  TABLE_STATISTICS_COLUMNS,
-} from '../config/index.js'
+import { TABLE_MERGE_ENGINE, TABLE_MERGE_ENGINE_VERSIONED_VER_COLUMN } from '../config/index.js'
 import { FlussError } from '../errors/index.js'
 import { classifyTypeChange, nullabilityChangeProblem } from '../types/type-widening.js'
 import { type Column, nestedFieldIds, Schema } from './schema.js'
@@ -24,7 +20,7 @@ import { validateTableSchema } from './validation.js'
  * - DROP: any column but a primary-key, partition-key or bucket-key column, the auto-increment
  *   column and the version column of the versioned merge engine; not the last column.
  * - RENAME: any column but a key column (key columns are named by every writer's key encoding and
- *   partition spec); the version column and `table.statistics.columns` follow the new name.
+ *   partition spec); the version column follows the new name.
  * - MODIFY: a widening type change (`types/type-widening.ts`) of a non-key column, NOT NULL to
  *   nullable, the comment, the default. Columns keep their positions.
  * Afterwards the table must still satisfy the creation rules its schema is part of (aggregation
@@ -149,7 +145,6 @@ class EvolvingTable {
     if (this.#columns.length === 1)
       throw invalidAlter(`Cannot drop column '${c.name}': a table needs a column.`)
     this.#columns.splice(i, 1)
-    this.#renameInStatistics(c.name, undefined)
   }
 
   #rename(c: RenameColumn): void {
@@ -172,7 +167,6 @@ class EvolvingTable {
     if (this.#versionColumn() === c.name) {
       this.#properties[TABLE_MERGE_ENGINE_VERSIONED_VER_COLUMN.key] = c.newName
     }
-    this.#renameInStatistics(c.name, c.newName)
   }
 
   #modify(c: ModifyColumn): void {
@@ -212,18 +206,6 @@ class EvolvingTable {
     if (nullability !== undefined) throw refuse(nullability)
     if (kind === 'same') return { ...from, nullable: to.nullable }
     return to
-  }
-
-  /** Keeps `table.statistics.columns` naming existing columns (a dropped one leaves the list). */
-  #renameInStatistics(name: string, newName: string | undefined): void {
-    const key = TABLE_STATISTICS_COLUMNS.key
-    const listed = this.#properties[key]
-    if (listed === undefined || listed.trim() === '*') return
-    const names = listed.split(',').map(s => s.trim())
-    if (!names.includes(name)) return
-    const kept = names.flatMap(n => (n !== name ? [n] : newName === undefined ? [] : [newName]))
-    if (kept.length === 0) delete this.#properties[key]
-    else this.#properties[key] = kept.join(',')
   }
 }
 
