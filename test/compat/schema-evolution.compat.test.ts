@@ -1,5 +1,6 @@
 import type { Table } from '@sluice/client'
 import { tablePath } from '@sluice/core/metadata'
+import { DataTypes } from '@sluice/core/types'
 import { describe, expect } from 'vitest'
 import type { Canonical, TableSpec } from './canonical.js'
 import { itWhenServed } from './features.js'
@@ -11,6 +12,7 @@ import { compatSuite } from './harness.js'
  * comments) sent by the same client. A writer and a reader opened before a change keep their
  * schema and keep working; one opened after it has the new schema; every row is read once, by
  * column id, old rows with NULL in added columns. Our SDK reads the same data under both schemas.
+ * pyfluss writes and looks up after ADD COLUMN and RENAME, and scans older batches only projected.
  */
 
 const { env, apis, db } = await compatSuite('schemaevo', ['ALTER_TABLE', 'PUT_KV', 'LOOKUP'])
@@ -270,5 +272,106 @@ describe('schema evolution with the Java client', () => {
     expect((await javaAlter(table, [{ op: 'set', key: 'table.log.ttl', value: '2 d' }])).schemaId).toBe(1)
     const props = (await env.sdk.connection.getAdmin().getTableInfo(tablePath(db, table))).properties
     expect(props['table.log.ttl']).toBe('2 d')
+  })
+})
+
+/** A log record's row, sorted by the first column, as pyfluss returned it. */
+const rowsOf = (records: readonly { row: Canonical[] }[]) => sorted(records.map(r => r.row))
+
+describe('schema evolution with pyfluss', () => {
+  it('ADD COLUMN and RENAME on a log table: pyfluss appends after each, reads old batches only projected', async () => {
+    const table = 'evo_py_log'
+    const path = tablePath(db, table)
+    await env.python.createTable(
+      db,
+      table,
+      spec([
+        { name: 'id', type: 'INT', nullable: false },
+        { name: 'name', type: 'STRING' },
+      ]),
+    )
+    await env.python.append(db, table, [
+      ['0', 'a0'],
+      ['1', 'a1'],
+    ])
+    const admin = env.sdk.connection.getAdmin()
+    await admin.alterTable(path, { addColumns: [{ name: 'score', type: DataTypes.BIGINT() }] })
+    await env.python.append(db, table, [['2', 'a2', '20']])
+    const afterAdd: Row[] = [
+      ['0', 'a0', null],
+      ['1', 'a1', null],
+      ['2', 'a2', '20'],
+    ]
+    // pyfluss 1.0.0 decodes every fetched batch with the table's latest schema, whatever schema id
+    // the batch carries: an unprojected read of batches written before ADD COLUMN fails.
+    expect(await env.python.error(['changelog', db, table, '3'])).toContain(
+      'column index 2 out of bounds (batch has 2 columns)',
+    )
+    // A projected read works: the server projects every batch by column id, old ones padded.
+    expect(rowsOf(await env.python.changelog(db, table, 3, ['id', 'name', 'score']))).toEqual(afterAdd)
+    expect(rowsOf(await env.python.changelog(db, table, 3, ['score', 'id']))).toEqual(
+      sorted(afterAdd.map(r => [r[2], r[0]])),
+    )
+
+    await admin.alterTable(path, { renameColumns: [{ name: 'name', newName: 'title' }] })
+    await env.python.append(db, table, [['3', 'a3', '30']])
+    const afterRename = [...afterAdd, ['3', 'a3', '30']]
+    expect(rowsOf(await env.python.changelog(db, table, 4, ['id', 'title', 'score']))).toEqual(afterRename)
+    expect(rowsOf(await env.python.changelog(db, table, 4, ['title']))).toEqual(
+      sorted(afterRename.map(r => [r[1]])),
+    )
+    // Our SDK reads what pyfluss wrote under each schema.
+    expect(await sdkScan(await env.sdk.connection.getTable(path), 4)).toEqual(afterRename)
+  })
+
+  it('ADD COLUMN and RENAME on a primary-key table: pyfluss upserts and looks up; reads the changelog only projected', async () => {
+    const table = 'evo_py_pk'
+    const path = tablePath(db, table)
+    await env.python.createTable(
+      db,
+      table,
+      spec(
+        [
+          { name: 'k', type: 'STRING', nullable: false },
+          { name: 'v', type: 'INT' },
+        ],
+        { primaryKey: ['k'] },
+      ),
+    )
+    await env.python.upsert(db, table, [
+      { op: 'upsert', row: ['k0', '1'] },
+      { op: 'upsert', row: ['k1', '2'] },
+    ])
+    const admin = env.sdk.connection.getAdmin()
+    await admin.alterTable(path, { addColumns: [{ name: 'extra', type: DataTypes.STRING() }] })
+    await env.python.upsert(db, table, [
+      { op: 'upsert', row: ['k1', '3', 'x'] },
+      { op: 'upsert', row: ['k2', '4', 'y'] },
+    ])
+    const keys = [['k0'], ['k1'], ['k2'], ['k9']]
+    const afterAdd: (Row | null)[] = [['k0', '1', null], ['k1', '3', 'x'], ['k2', '4', 'y'], null]
+    expect(await env.python.lookup(db, table, keys)).toEqual(afterAdd)
+
+    await admin.alterTable(path, { renameColumns: [{ name: 'v', newName: 'value' }] })
+    // A partial update by the new name of a column written under its old one.
+    await env.python.upsert(db, table, [{ op: 'upsert', row: ['k0', '5', null], columns: ['k', 'value'] }])
+    const afterRename: (Row | null)[] = [['k0', '5', null], ...afterAdd.slice(1)]
+    expect(await env.python.lookup(db, table, keys)).toEqual(afterRename)
+    expect(await env.sdk.lookup(db, table, keys)).toEqual(afterRename)
+    expect(await env.python.error(['changelog', db, table, '7'])).toContain(
+      'column index 2 out of bounds (batch has 2 columns)',
+    )
+    const changelog = await env.python.changelog(db, table, 7, ['k', 'value', 'extra'])
+    expect(changelog.map(r => [r.change, ...r.row]).sort()).toEqual(
+      [
+        ['+I', 'k0', '1', null],
+        ['+I', 'k1', '2', null],
+        ['-U', 'k1', '2', null],
+        ['+U', 'k1', '3', 'x'],
+        ['+I', 'k2', '4', 'y'],
+        ['-U', 'k0', '1', null],
+        ['+U', 'k0', '5', null],
+      ].sort(),
+    )
   })
 })
