@@ -1,5 +1,6 @@
 import type { Benchmark } from '../harness.js'
 import { arrowEncode } from './arrow-encode.js'
+import { evolvedSchemaAppend, evolvedSchemaLookup } from './evolved-schema.js'
 import { gatewayAppendArrow, gatewayAppendJson } from './gateway-append.js'
 import { gatewayLookup } from './gateway-lookup.js'
 import { keyCheckPkLookup, keyCheckPkUpsert } from './key-check.js'
@@ -44,4 +45,6 @@ export const BENCHMARKS: readonly Benchmark<any>[] = [
   pkLookupSasl,
   keyCheckPkUpsert,
   keyCheckPkLookup,
+  evolvedSchemaAppend,
+  evolvedSchemaLookup,
 ]
