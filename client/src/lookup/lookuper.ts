@@ -140,16 +140,24 @@ export class Lookuper {
     return this.#result(await this.#ctx.client.lookup(this.#kind, info.tablePath, bucket, encoded))
   }
 
-  /** The rows of the stored values, decoded at once when all are of the table's current schema. */
+  /**
+   * The rows of the stored values, decoded at once when all are of schemas known already (the
+   * table's current one, or older ones fetched before); otherwise after fetching the missing ones.
+   */
   #result(values: readonly Buffer[]): LookupResult | Promise<LookupResult> {
     if (values.length === 0) return LookupResult.EMPTY
     const schemaId = this.#ctx.info.schemaId
     const rows: Row[] = []
     for (const value of values) {
-      if (value.length < SCHEMA_ID_LENGTH || value.readInt16LE(0) !== schemaId) {
+      if (value.length >= SCHEMA_ID_LENGTH && value.readInt16LE(0) === schemaId) {
+        rows.push(this.#rowDecoder.decode(value, SCHEMA_ID_LENGTH, value.length - SCHEMA_ID_LENGTH))
+        continue
+      }
+      const row = this.#ctx.decoder.decodeLoaded(value)
+      if (row === undefined) {
         return this.#ctx.decoder.decodeAll(values).then(all => new LookupResult(all, this.#render))
       }
-      rows.push(this.#rowDecoder.decode(value, SCHEMA_ID_LENGTH, value.length - SCHEMA_ID_LENGTH))
+      rows.push(row)
     }
     return new LookupResult(rows, this.#render)
   }

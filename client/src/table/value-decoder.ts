@@ -1,6 +1,6 @@
 import { FlussError, toFlussError } from '@sluice/core/errors'
 import { ColumnMapping, type Schema, type TableInfo } from '@sluice/core/metadata'
-import { CompactedRowDecoder, decodeValue, type Row } from '@sluice/core/row'
+import { CompactedRowDecoder, decodeValue, type Row, SCHEMA_ID_LENGTH } from '@sluice/core/row'
 import type { Admin } from '../admin/admin.js'
 
 /** Most schema versions of one table kept by a SchemaCache. */
@@ -58,7 +58,8 @@ export class SchemaCache {
   }
 }
 
-type Decode = (row: Buffer) => Row
+/** Decodes `length` bytes of a CompactedRow at `offset` into a row of the table's current schema. */
+type Decode = (bytes: Uint8Array, offset?: number, length?: number) => Row
 
 /**
  * Decodes stored KV values (`[schemaId][CompactedRow]`, as LOOKUP, PREFIX_LOOKUP and LIMIT_SCAN
@@ -76,12 +77,25 @@ export class ValueDecoder {
     this.#info = info
     this.#schemas = schemas
     const decoder = new CompactedRowDecoder(info.rowType)
-    this.#decoders.set(info.schemaId, row => decoder.decode(row))
+    this.#decoders.set(info.schemaId, (bytes, offset, length) => decoder.decode(bytes, offset, length))
   }
 
   /** Decodes every value, fetching the schemas it does not know yet. */
   decodeAll(values: readonly Uint8Array[]): Promise<Row[]> {
     return this.decodeRecords(values.map(v => decodeValue(v)))
+  }
+
+  /**
+   * Decodes one value at once when its schema is loaded already (the current schema or one fetched
+   * before); undefined when it is not (then `decodeAll` fetches it).
+   */
+  decodeLoaded(value: Buffer): Row | undefined {
+    if (value.length < SCHEMA_ID_LENGTH) decodeValue(value) // throws CORRUPT_RECORD_EXCEPTION
+    return this.#decoders.get(value.readInt16LE(0))?.(
+      value,
+      SCHEMA_ID_LENGTH,
+      value.length - SCHEMA_ID_LENGTH,
+    )
   }
 
   /** Decodes rows given with their schema ids (value record batches carry them apart). */
@@ -114,6 +128,8 @@ export class ValueDecoder {
     if (this.#decoders.has(schemaId)) return
     const decoder = new CompactedRowDecoder(source.rowType)
     const mapping = ColumnMapping.between(source, this.#info.schema)
-    this.#decoders.set(schemaId, row => mapping.map(decoder.decode(row)))
+    this.#decoders.set(schemaId, (bytes, offset, length) =>
+      mapping.map(decoder.decode(bytes, offset, length)),
+    )
   }
 }
