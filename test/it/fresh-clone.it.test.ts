@@ -23,10 +23,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
  * pass. Every other file of those projects needs no peer (checked below from the sources), so it
  * runs in a fresh clone as it runs here.
  *
- * Files whose suites are wholly skipped without peers (`describe.skipIf(!peerAvailable(`) run in
- * full. The others ask at module level and run their remaining tests against a built local cluster
- * (test/it/examples, test/it/lake-pk): they are collected with a test-name filter that matches no
- * test, which runs their module code (and so the peer check) but none of their tests.
+ * Unit files, and files whose suites are wholly skipped without peers
+ * (`describe.skipIf(!peerAvailable(`), run in full: a unit file that asks inside a test prints its
+ * line when that test runs. The other integration files ask at module level and run their remaining
+ * tests against a built local cluster (test/it/examples, test/it/lake-pk): they are collected with a
+ * test-name filter that matches no test, which runs their module code (and so the peer check) but
+ * none of their tests.
  */
 const RUN_TIMEOUT_MS = 180_000
 const NO_TEST = 'a test name no test has'
@@ -147,10 +149,11 @@ describe('a fresh clone without test peers', () => {
     async () => {
       dir = mkdtempSync(join(tmpdir(), 'sluice-fresh-clone-'))
       files = peerFiles(dir, copyRepository(dir))
-      const skipsWhole = (f: string) =>
+      const runsWhole = (f: string) =>
+        !f.endsWith('.it.test.ts') ||
         /describe\.skipIf\(!peerAvailable\(/.test(readFileSync(join(dir, f), 'utf8'))
-      whole = files.asking.filter(skipsWhole)
-      partial = files.asking.filter(f => !skipsWhole(f))
+      whole = files.asking.filter(runsWhole)
+      partial = files.asking.filter(f => !runsWhole(f))
       runs.push(await runVitest(dir, whole))
       if (partial.length > 0) runs.push(await runVitest(dir, partial, ['-t', NO_TEST]))
     },

@@ -183,9 +183,15 @@ describe('Prometheus metrics of a local cluster', () => {
     const follower = (location?.replicas ?? []).find(id => id !== leaderId) as number
     const url = tc.cluster.tablet(leaderId).metricsUrl as string
     const expandsBefore = (await scrape(url)).value(`${TS}isrExpands_total`)
-    const base = (await scrape(url)).value(`${TS}underReplicated`)
+    // A new table's followers join the ISR once they have caught up: killed before that, the
+    // bucket was under-replicated already and nothing would rise.
+    await waitUntil(async () => (await scrape(url)).value(`${TS}underReplicated`) === 0, {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      what: 'every follower of the new table to be in the ISR',
+    })
     await tc.cluster.killTabletServer(follower)
-    await waitUntil(async () => (await scrape(url)).value(`${TS}underReplicated`) > base, {
+    await waitUntil(async () => (await scrape(url)).value(`${TS}underReplicated`) > 0, {
       timeoutMs: 30_000,
       intervalMs: 250,
       what: 'underReplicated to rise after the follower was killed',
