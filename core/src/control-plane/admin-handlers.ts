@@ -77,8 +77,12 @@ export async function tableExists(catalog: Catalog, req: Req<'TABLE_EXISTS'>): R
   return { exists: await catalog.tableExists(toTablePath(req.tablePath)) }
 }
 
+/**
+ * Read through any cache: a client that opens a table right after an ALTER TABLE (on another
+ * connection, through another server) gets the committed schema, not a cached older one.
+ */
 export async function getTableInfo(catalog: Catalog, req: Req<'GET_TABLE_INFO'>): Res<'GET_TABLE_INFO'> {
-  const table = await catalog.getTableOrThrow(toTablePath(req.tablePath))
+  const table = await catalog.direct.getTableOrThrow(toTablePath(req.tablePath))
   return {
     tableId: table.tableId,
     schemaId: table.schemaId,
